@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh machine: Debian Chromium, a venv with the pinned deps, bun.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: install Debian's 'chromium' package (or set CHROMIUM_PATH)" >&2
+  fi
+fi
+if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
+stamp=.venv/.requirements-installed
+if [ ! -f "$stamp" ] || ! cmp -s requirements.txt "$stamp"; then
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  cp requirements.txt "$stamp"
+fi
+. scripts/env.sh
