@@ -1,0 +1,98 @@
+"""Expand ``*_CHUNK`` events into start / content / end, as ``@ag-ui/client``'s chunks stage does.
+
+A chunked message or tool call stays open while chunks with its id (or no id) keep coming; it
+closes when a chunk names another id or any other event arrives, and at the end of the stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ag_ui.core import (
+    BaseEvent,
+    EventType,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+
+__all__ = ["ChunkError", "ChunkExpander"]
+
+_CHUNK_TYPES = {EventType.TEXT_MESSAGE_CHUNK, EventType.TOOL_CALL_CHUNK, EventType.REASONING_MESSAGE_CHUNK}
+
+
+class ChunkError(ValueError):
+    """A chunk that cannot be expanded (e.g. the first chunk of a message has no id)."""
+
+
+@dataclass
+class _Open:
+    kind: EventType  # the chunk type that opened it
+    id: str
+
+
+class ChunkExpander:
+    """Stateful expander for one stream. ``feed`` returns the events to pass on, in order."""
+
+    def __init__(self) -> None:
+        self._open: _Open | None = None
+
+    def feed(self, event: BaseEvent) -> list[BaseEvent]:
+        if event.type not in _CHUNK_TYPES:
+            return [*self.flush(), event]
+        if event.type == EventType.TOOL_CALL_CHUNK:
+            return self._tool_call(event)
+        return self._message(event)
+
+    def flush(self) -> list[BaseEvent]:
+        """Close whatever chunked message or tool call is open."""
+        opened, self._open = self._open, None
+        if opened is None:
+            return []
+        if opened.kind == EventType.TEXT_MESSAGE_CHUNK:
+            return [TextMessageEndEvent(message_id=opened.id)]
+        if opened.kind == EventType.REASONING_MESSAGE_CHUNK:
+            return [ReasoningMessageEndEvent(message_id=opened.id)]
+        return [ToolCallEndEvent(tool_call_id=opened.id)]
+
+    def _reopen(self, kind: EventType, chunk_id: str | None) -> tuple[list[BaseEvent], str | None]:
+        """Close a different open chunk; return (closing events, id to start or None if continuing)."""
+        if self._open and self._open.kind == kind and chunk_id in (None, self._open.id):
+            return [], None
+        closing = self.flush()
+        if not chunk_id:
+            raise ChunkError(f"the first {kind.value} of a {'tool call' if kind == EventType.TOOL_CALL_CHUNK else 'message'} needs an id")
+        self._open = _Open(kind, chunk_id)
+        return closing, chunk_id
+
+    def _message(self, event: BaseEvent) -> list[BaseEvent]:
+        out, start_id = self._reopen(event.type, event.message_id)
+        message_id = self._open.id
+        if event.type == EventType.TEXT_MESSAGE_CHUNK:
+            if start_id:
+                out.append(TextMessageStartEvent(message_id=start_id, role=event.role or "assistant", name=event.name))
+            if event.delta:
+                out.append(TextMessageContentEvent(message_id=message_id, delta=event.delta))
+        else:
+            if start_id:
+                out.append(ReasoningMessageStartEvent(message_id=start_id, role="reasoning"))
+            if event.delta:
+                out.append(ReasoningMessageContentEvent(message_id=message_id, delta=event.delta))
+        return out
+
+    def _tool_call(self, event: BaseEvent) -> list[BaseEvent]:
+        out, start_id = self._reopen(event.type, event.tool_call_id)
+        if start_id:
+            if not event.tool_call_name:
+                raise ChunkError(f"the first TOOL_CALL_CHUNK of {start_id} needs a toolCallName")
+            out.append(ToolCallStartEvent(tool_call_id=start_id, tool_call_name=event.tool_call_name,
+                                          parent_message_id=event.parent_message_id))
+        if event.delta:
+            out.append(ToolCallArgsEvent(tool_call_id=self._open.id, delta=event.delta))
+        return out

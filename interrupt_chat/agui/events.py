@@ -1,0 +1,67 @@
+"""Wire dicts -> typed ``ag_ui.core`` events, with AG-UI 1.0's drop/strip rules.
+
+The Python SDK has no enforcement stage, so the client applies the spec's forward-compatibility
+rules itself: an unknown event type is dropped, an unknown ``RUN_FINISHED`` outcome type is
+stripped (read as success). Both log a warning and never raise.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ag_ui.core import BaseEvent, Event, EventType
+from pydantic import TypeAdapter, ValidationError
+
+__all__ = ["EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent", "parse_event"]
+
+log = logging.getLogger(__name__)
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+KNOWN_EVENT_TYPES = frozenset(t.value for t in EventType)
+KNOWN_OUTCOME_TYPES = frozenset({"success", "interrupt", "cancelled"})
+
+
+class MalformedEvent(ValueError):
+    """A known event type whose fields do not match the AG-UI 1.0 schema."""
+
+
+def parse_event(obj: Any) -> BaseEvent | None:
+    """Validate one wire event.
+
+    Args:
+        obj: a decoded JSON value (normally a dict with camelCase keys) or an event model.
+
+    Returns:
+        The typed event, or None when the event must be dropped (unknown ``type``).
+
+    Raises:
+        MalformedEvent: the value is not an object, or a known type fails validation.
+    """
+    if isinstance(obj, BaseEvent):
+        return obj
+    if not isinstance(obj, dict):
+        raise MalformedEvent(f"an event must be a JSON object, got {type(obj).__name__}")
+    event_type = obj.get("type")
+    if event_type not in KNOWN_EVENT_TYPES:
+        log.warning("dropping event of unknown type %.80r", event_type)
+        return None
+    outcome = obj.get("outcome")
+    if event_type == EventType.RUN_FINISHED.value and isinstance(outcome, dict):
+        if outcome.get("type") not in KNOWN_OUTCOME_TYPES:
+            log.warning("stripping RUN_FINISHED outcome of unknown type %.80r", outcome.get("type"))
+            obj = {k: v for k, v in obj.items() if k != "outcome"}
+    try:
+        return EVENT_ADAPTER.validate_python(obj)
+    except ValidationError as exc:
+        raise MalformedEvent(f"invalid {event_type} event: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False, include_input=False)
+    if not errors:
+        return str(exc)
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {first.get('msg')}{more}"

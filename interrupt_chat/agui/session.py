@@ -1,0 +1,154 @@
+"""One chat thread with an agent: the pipeline transport -> chunks -> verify -> reduce + interrupts.
+
+``AgentSession`` is what a UI (the Reflex shell) or a script drives: ``send`` a user message,
+``resolve``/``cancel`` interrupts through :attr:`tracker`, ``submit`` the resulting
+:class:`Decision`. Every run folds into :attr:`transcript` and :attr:`tracker`; a failure is
+recorded (``error``) and never raised, so the session always stays usable for the next run.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
+from typing import Any
+
+from ag_ui.core import PROTOCOL_VERSION, BaseEvent, EventType, RunAgentInput
+
+from .chunks import ChunkError, ChunkExpander
+from .interrupts import Decision, InterruptTracker
+from .transcript import Transcript
+from .transport import AgentClient, AgentError, AgentRun, RunCancelled
+from .verify import ProtocolViolation, Verifier
+
+__all__ = ["AgentSession", "new_id"]
+
+log = logging.getLogger(__name__)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:16]}"
+
+
+class AgentSession:
+    """A thread with an AG-UI agent.
+
+    Args:
+        agent: an :class:`AgentClient`, or the agent's URL.
+        thread_id: the AG-UI ``threadId`` (a fresh one by default).
+        now: clock for interrupt expiry (S11).
+    """
+
+    def __init__(self, agent: AgentClient | str, *, thread_id: str | None = None,
+                 now: Callable[[], datetime] | None = None) -> None:
+        self.client = agent if isinstance(agent, AgentClient) else AgentClient(agent)
+        self.thread_id = thread_id or new_id("thread")
+        self.transcript = Transcript()
+        self.tracker = InterruptTracker(now=now)
+        self.error: str | None = None
+        self.last_run_id: str | None = None
+        self._run: AgentRun | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_run"] = None  # a live HTTP run never leaves the process
+        return state
+
+    # -- building inputs -------------------------------------------------------------------------
+
+    def build_input(self, *, resume: list[Any] | None = None, forwarded_props: dict[str, Any] | None = None,
+                    parent_run_id: str | None = None) -> RunAgentInput:
+        """The next run's input: full history, last state, and the answers if any (S12, S13)."""
+        return RunAgentInput(
+            thread_id=self.thread_id, run_id=new_id("run"), parent_run_id=parent_run_id,
+            protocol_version=PROTOCOL_VERSION, state=self.transcript.state, messages=self.transcript.to_messages(),
+            tools=[], context=[], forwarded_props=forwarded_props or {}, resume=resume)
+
+    # -- running ---------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._run is not None
+
+    def send(self, text: str, *, message_id: str | None = None) -> AsyncIterator[BaseEvent]:
+        """Add a user message and run the agent on it."""
+        self.transcript.add_user_message(message_id or new_id("msg"), text)
+        return self.stream(self.build_input())
+
+    def submit(self, decision: Decision) -> AsyncIterator[BaseEvent]:
+        """Start the resume run a ``resume`` / ``legacy-resume`` decision asks for (else: no events)."""
+        if decision.kind == "resume":
+            run_input = self.build_input(resume=decision.resume, parent_run_id=decision.parent_run_id)
+        elif decision.kind == "legacy-resume":
+            run_input = self.build_input(forwarded_props=decision.forwarded_props, parent_run_id=decision.parent_run_id)
+        else:
+            return _no_events()
+        return self.stream(run_input, resuming=True)
+
+    def cancel(self) -> bool:
+        """Stop the run in flight (stop button). Returns False when nothing was running."""
+        if self._run is None:
+            return False
+        self._run.cancel()
+        return True
+
+    async def stream(self, run_input: RunAgentInput, *, resuming: bool = False) -> AsyncIterator[BaseEvent]:
+        """Run the agent; yield each event after it has been applied to transcript and tracker."""
+        self.error = None
+        self.last_run_id = run_input.run_id
+        self.transcript.status, self.transcript.error = "running", None
+        run = self._run = self.client.run(run_input)
+        chunks, verifier = ChunkExpander(), Verifier()
+        started = False
+        try:
+            async for wire_event in run:
+                for event in chunks.feed(wire_event):
+                    self._apply(verifier, event)
+                    started = started or event.type == EventType.RUN_STARTED
+                    yield event
+            for event in chunks.flush():
+                self._apply(verifier, event)
+                yield event
+        except RunCancelled:
+            self._failed("stopped", cancelled=True, before_start=resuming and not started)
+        except (AgentError, ChunkError, ProtocolViolation) as exc:
+            self._failed(str(exc), before_start=resuming and not started)
+        else:
+            self.tracker.finalize()
+            self._after_run()
+        finally:
+            self._run = None
+
+    def _apply(self, verifier: Verifier, event: BaseEvent) -> None:
+        verifier.check(event)
+        self.transcript.apply(event)
+        self.tracker.observe(event)
+        if event.type == EventType.RUN_ERROR:
+            self.error = self.transcript.error
+
+    def _failed(self, message: str, *, cancelled: bool = False, before_start: bool = False) -> None:
+        if before_start:
+            self.tracker.submission_failed(message)  # S15: answers kept, seal lifted
+        else:
+            self.tracker.fail(message)  # S5
+            self.tracker.finalize()
+        if cancelled:
+            self.transcript.fail("Stopped.")
+            self.transcript.status = "cancelled"
+            self.error = None
+        else:
+            self.transcript.fail(message)
+            self.error = message
+        self._after_run()
+
+    def _after_run(self) -> None:
+        pending = self.tracker.pending
+        if self.error is None and self.transcript.status == "error":
+            self.error = self.transcript.error
+        self.transcript.set_awaiting({i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else ())
+
+
+async def _no_events() -> AsyncIterator[BaseEvent]:
+    return
+    yield  # pragma: no cover - makes this an async generator

@@ -1,0 +1,447 @@
+"""The reducer: AG-UI events folded into a transcript a chat can draw and send back.
+
+Each event costs O(1) (text and argument deltas are appended to lists, joined on read), except
+the rare structural ones (``TOOL_CALL_RESULT`` placement, ``MESSAGES_SNAPSHOT`` merge). The
+transcript also builds the next run's ``messages`` (assistant ``toolCalls`` included, activity
+messages never sent back), which producers such as pydantic-ai need to resume a tool call.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import jsonpatch
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    DeveloperMessage,
+    EventType,
+    FunctionCall,
+    Message,
+    ReasoningMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+__all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
+
+log = logging.getLogger(__name__)
+
+_E = EventType
+ToolCallStatus = Literal["streaming", "running", "awaiting_approval", "complete", "failed"]
+RunStatus = Literal["idle", "running", "finished", "cancelled", "error"]
+
+
+@dataclass
+class ToolCallView:
+    """A tool call on an assistant message; ``args`` is parsed once the call is complete."""
+
+    id: str
+    name: str
+    parent_message_id: str
+    args_parts: list[str] = field(default_factory=list)
+    ended: bool = False
+    failed: bool = False
+    result: str | None = None
+    encrypted_value: str | None = None
+    awaiting: bool = False
+
+    @property
+    def args_text(self) -> str:
+        if len(self.args_parts) > 1:
+            self.args_parts[:] = ["".join(self.args_parts)]
+        return self.args_parts[0] if self.args_parts else ""
+
+    @property
+    def args(self) -> Any:
+        """The arguments as JSON, or None while streaming or when they do not parse."""
+        if not self.ended:
+            return None
+        try:
+            return json.loads(self.args_text or "{}")
+        except ValueError:
+            return None
+
+    @property
+    def status(self) -> ToolCallStatus:
+        if self.result is not None:
+            return "complete"
+        if self.failed:
+            return "failed"
+        if self.awaiting:
+            return "awaiting_approval"
+        return "running" if self.ended else "streaming"
+
+
+@dataclass
+class MessageView:
+    """One transcript message. ``role`` follows AG-UI (user, assistant, tool, system, …)."""
+
+    id: str
+    role: str
+    parts: list[str] = field(default_factory=list)
+    name: str | None = None
+    tool_call_ids: list[str] = field(default_factory=list)
+    tool_call_id: str | None = None  # tool messages: the call they answer
+    error: str | None = None
+    encrypted_value: str | None = None
+    activity_type: str | None = None
+    activity_content: dict[str, Any] | None = None
+    streaming: bool = False
+    raw_content: Any = None  # non-text content (multimodal parts), kept whole for sending back
+
+    @property
+    def content(self) -> str:
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+
+class Transcript:
+    """Messages, tool calls, shared state and run status of one thread."""
+
+    def __init__(self) -> None:
+        self.messages: list[MessageView] = []
+        self._by_id: dict[str, MessageView] = {}
+        self.tool_calls: dict[str, ToolCallView] = {}
+        self.state: Any = {}
+        self.status: RunStatus = "idle"
+        self.error: str | None = None
+        self.thread_id: str | None = None
+        self.run_id: str | None = None
+        self.step: str | None = None
+        self._run_tool_calls: set[str] = set()
+        self._changed: set[str] = set()
+        self._structure_changed = False
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def message(self, message_id: str) -> MessageView | None:
+        return self._by_id.get(message_id)
+
+    def take_changes(self) -> tuple[bool, set[str]]:
+        """(list structure changed, ids of messages whose content changed) since the last call."""
+        changes = (self._structure_changed, self._changed)
+        self._structure_changed, self._changed = False, set()
+        return changes
+
+    def set_awaiting(self, tool_call_ids: set[str] | list[str]) -> None:
+        """Mark the tool calls an open interrupt names (``awaiting_approval``); others are cleared."""
+        wanted = set(tool_call_ids)
+        for call in self.tool_calls.values():
+            if call.awaiting != (call.id in wanted):
+                call.awaiting = call.id in wanted
+                self._changed.add(call.parent_message_id)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def add_user_message(self, message_id: str, content: str) -> MessageView:
+        return self._append(MessageView(id=message_id, role="user", parts=[content]))
+
+    def fail(self, error: str) -> None:
+        """The run failed (RUN_ERROR, transport error, invalid stream)."""
+        self.status = "error"
+        self.error = error
+        for call_id in self._run_tool_calls:
+            call = self.tool_calls.get(call_id)
+            if call is not None and call.result is None and not call.awaiting:
+                call.failed = True
+                self._changed.add(call.parent_message_id)
+        for message in self.messages:
+            if message.streaming:
+                message.streaming = False
+                self._changed.add(message.id)
+        self._run_tool_calls.clear()
+        self.step = None
+
+    def apply(self, event: BaseEvent) -> None:
+        handler = _HANDLERS.get(event.type)
+        if handler is not None:
+            handler(self, event)
+
+    def _append(self, message: MessageView) -> MessageView:
+        self.messages.append(message)
+        self._by_id[message.id] = message
+        self._structure_changed = True
+        return message
+
+    def _ensure(self, message_id: str, role: str) -> MessageView:
+        message = self._by_id.get(message_id)
+        return message if message is not None else self._append(MessageView(id=message_id, role=role))
+
+    # run lifecycle
+
+    def _run_started(self, event: BaseEvent) -> None:
+        self.status, self.error, self.step = "running", None, None
+        self.thread_id, self.run_id = event.thread_id, event.run_id
+        self._run_tool_calls.clear()
+        self.set_awaiting(())
+
+    def _run_finished(self, event: BaseEvent) -> None:
+        outcome = getattr(event.outcome, "type", None)
+        self.status = "cancelled" if outcome == "cancelled" else "finished"
+        self.step = None
+
+    def _run_error(self, event: BaseEvent) -> None:
+        detail = f" ({event.code})" if event.code else ""
+        self.fail(f"{event.message}{detail}")
+
+    def _step_started(self, event: BaseEvent) -> None:
+        self.step = event.step_name
+
+    def _step_finished(self, event: BaseEvent) -> None:
+        if self.step == event.step_name:
+            self.step = None
+
+    # text and reasoning
+
+    def _text_start(self, event: BaseEvent) -> None:
+        message = self._ensure(event.message_id, event.role or "assistant")
+        message.streaming = True
+        message.name = event.name or message.name
+        self._changed.add(message.id)
+
+    def _reasoning_start(self, event: BaseEvent) -> None:
+        self._ensure(event.message_id, "reasoning").streaming = True
+
+    def _content(self, event: BaseEvent) -> None:
+        message = self._by_id.get(event.message_id)
+        if message is not None and event.delta:
+            message.parts.append(event.delta)
+            self._changed.add(message.id)
+
+    def _end(self, event: BaseEvent) -> None:
+        message = self._by_id.get(event.message_id)
+        if message is not None:
+            message.streaming = False
+            self._changed.add(message.id)
+
+    def _encrypted_value(self, event: BaseEvent) -> None:
+        if event.subtype == "tool-call":
+            target = self.tool_calls.get(event.entity_id)
+        else:
+            target = self._by_id.get(event.entity_id)
+        if target is not None:
+            target.encrypted_value = event.encrypted_value
+
+    # tool calls
+
+    def _tool_call_start(self, event: BaseEvent) -> None:
+        existing = self.tool_calls.get(event.tool_call_id)
+        if existing is not None:  # replayed after HITL: no duplicate, arguments stream again
+            existing.args_parts.clear()
+            existing.ended = existing.failed = False
+            self._changed.add(existing.parent_message_id)
+            self._run_tool_calls.add(existing.id)
+            return
+        parent = self._tool_call_parent(event.parent_message_id, event.tool_call_id)
+        call = ToolCallView(id=event.tool_call_id, name=event.tool_call_name, parent_message_id=parent.id)
+        self.tool_calls[call.id] = call
+        parent.tool_call_ids.append(call.id)
+        self._run_tool_calls.add(call.id)
+        self._changed.add(parent.id)
+
+    def _tool_call_parent(self, parent_id: str | None, tool_call_id: str) -> MessageView:
+        if parent_id:
+            return self._ensure(parent_id, "assistant")
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.role == "assistant":
+            return last
+        return self._append(MessageView(id=f"{tool_call_id}:message", role="assistant"))
+
+    def _tool_call_args(self, event: BaseEvent) -> None:
+        call = self.tool_calls.get(event.tool_call_id)
+        if call is not None:
+            call.args_parts.append(event.delta)
+            self._changed.add(call.parent_message_id)
+
+    def _tool_call_end(self, event: BaseEvent) -> None:
+        call = self.tool_calls.get(event.tool_call_id)
+        if call is not None:
+            call.ended = True
+            self._changed.add(call.parent_message_id)
+
+    def _tool_call_result(self, event: BaseEvent) -> None:
+        call = self.tool_calls.get(event.tool_call_id)
+        content = _text_of(event.content)
+        if call is not None:
+            call.result, call.awaiting, call.failed, call.ended = content, False, False, True
+            self._changed.add(call.parent_message_id)
+        message = self._by_id.get(event.message_id)
+        if message is not None:  # replayed result: update in place
+            message.parts[:] = [content]
+            self._changed.add(message.id)
+            return
+        message = MessageView(id=event.message_id, role="tool", parts=[content], tool_call_id=event.tool_call_id)
+        self._by_id[message.id] = message
+        self.messages.insert(self._result_position(call), message)
+        self._structure_changed = True
+
+    def _result_position(self, call: ToolCallView | None) -> int:
+        """Right after the owning assistant message and the results already placed after it."""
+        owner = self._by_id.get(call.parent_message_id) if call else None
+        if owner is None:
+            return len(self.messages)
+        owned = set(owner.tool_call_ids)
+        position = self.messages.index(owner) + 1
+        while position < len(self.messages):
+            following = self.messages[position]
+            if following.role != "tool" or following.tool_call_id not in owned:
+                break
+            position += 1
+        return position
+
+    # state, snapshots, activity
+
+    def _state_snapshot(self, event: BaseEvent) -> None:
+        self.state = event.snapshot
+
+    def _state_delta(self, event: BaseEvent) -> None:
+        try:
+            self.state = jsonpatch.apply_patch(copy.deepcopy(self.state), _plain(event.delta))
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError) as exc:
+            log.warning("STATE_DELTA did not apply (%s); keeping the previous state", exc)
+
+    def _activity_snapshot(self, event: BaseEvent) -> None:
+        message = self._ensure(event.message_id, "activity")
+        if message.activity_content is None or event.replace is not False:
+            message.activity_content = dict(event.content)
+        message.activity_type = event.activity_type
+        self._changed.add(message.id)
+
+    def _activity_delta(self, event: BaseEvent) -> None:
+        message = self._by_id.get(event.message_id)
+        if message is None or message.activity_content is None:
+            log.warning("ACTIVITY_DELTA for unknown activity %s ignored", event.message_id)
+            return
+        try:
+            message.activity_content = jsonpatch.apply_patch(message.activity_content, _plain(event.patch))
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError) as exc:
+            log.warning("ACTIVITY_DELTA did not apply (%s); keeping the previous content", exc)
+        self._changed.add(message.id)
+
+    def _messages_snapshot(self, event: BaseEvent) -> None:
+        """Merge by id: existing order kept, snapshot versions swapped in, new ids appended."""
+        incoming = [self._view_from_message(m) for m in event.messages]
+        by_id = {view.id: view for view in incoming}
+        roles = {view.role for view in incoming}
+        merged = []
+        for message in self.messages:
+            if message.id in by_id:
+                merged.append(by_id.pop(message.id))
+            elif message.role in ("activity", "reasoning") and message.role not in roles:
+                merged.append(message)  # client-only messages the snapshot does not speak for
+        merged.extend(view for view in incoming if view.id in by_id)
+        self.messages = merged
+        self._by_id = {message.id: message for message in merged}
+        self._structure_changed = True
+
+    def _view_from_message(self, message: Message) -> MessageView:
+        role = message.role
+        content = getattr(message, "content", None)
+        view = MessageView(id=message.id, role=role, parts=[_text_of(content)] if content else [],
+                           name=getattr(message, "name", None),
+                           encrypted_value=getattr(message, "encrypted_value", None))
+        if content is not None and not isinstance(content, str) and role != "activity":
+            view.raw_content = content
+        if role == "assistant":
+            for tool_call in message.tool_calls or []:
+                call = self.tool_calls.get(tool_call.id)
+                if call is None:
+                    call = self.tool_calls[tool_call.id] = ToolCallView(
+                        id=tool_call.id, name=tool_call.function.name, parent_message_id=message.id)
+                call.name, call.parent_message_id, call.ended = tool_call.function.name, message.id, True
+                call.args_parts[:] = [tool_call.function.arguments]
+                view.tool_call_ids.append(tool_call.id)
+        elif role == "tool":
+            view.tool_call_id, view.error = message.tool_call_id, message.error
+            call = self.tool_calls.get(message.tool_call_id)
+            if call is not None:
+                call.result, call.awaiting = view.content, False
+        elif role == "activity":
+            view.activity_type, view.activity_content, view.parts = message.activity_type, dict(message.content), []
+        return view
+
+    # -- the next run's messages -----------------------------------------------------------------
+
+    def to_messages(self) -> list[Message]:
+        """The history to send with the next run: no activity messages, no empty turns."""
+        out: list[Message] = []
+        for view in self.messages:
+            converted = self._to_message(view)
+            if converted is not None:
+                out.append(converted)
+        return out
+
+    def _to_message(self, view: MessageView) -> Message | None:
+        role = view.role
+        content = view.raw_content if view.raw_content is not None else view.content
+        if role == "user":
+            return UserMessage(id=view.id, content=content, name=view.name, encrypted_value=view.encrypted_value)
+        if role == "assistant":
+            calls = [self.tool_calls[i] for i in view.tool_call_ids if i in self.tool_calls]
+            if not view.content and not calls:
+                return None
+            return AssistantMessage(
+                id=view.id, content=view.content or None, name=view.name, encrypted_value=view.encrypted_value,
+                tool_calls=[ToolCall(id=c.id, type="function", encrypted_value=c.encrypted_value,
+                                     function=FunctionCall(name=c.name, arguments=c.args_text or "{}"))
+                            for c in calls] or None)
+        if role == "tool":
+            return ToolMessage(id=view.id, content=content, tool_call_id=view.tool_call_id or "",
+                               error=view.error, encrypted_value=view.encrypted_value)
+        if role == "reasoning":
+            return ReasoningMessage(id=view.id, content=view.content, encrypted_value=view.encrypted_value)
+        if role == "system":
+            return SystemMessage(id=view.id, content=view.content, name=view.name)
+        if role == "developer":
+            return DeveloperMessage(id=view.id, content=view.content, name=view.name)
+        return None  # activity messages are UI-only
+
+
+def _text_of(content: Any) -> str:
+    """Text of a message content: a string, or the text parts of a multimodal list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [getattr(part, "text", None) or (part.get("text") if isinstance(part, dict) else None) for part in content]
+        return "".join(t for t in texts if t)
+    return json.dumps(content, default=str)
+
+
+def _plain(ops: Any) -> list[dict[str, Any]]:
+    """RFC 6902 operations as plain dicts (the event may carry pydantic models)."""
+    return [op.model_dump(by_alias=True, exclude_none=False) if hasattr(op, "model_dump") else op for op in ops]
+
+
+_HANDLERS = {
+    _E.RUN_STARTED: Transcript._run_started,
+    _E.RUN_FINISHED: Transcript._run_finished,
+    _E.RUN_ERROR: Transcript._run_error,
+    _E.STEP_STARTED: Transcript._step_started,
+    _E.STEP_FINISHED: Transcript._step_finished,
+    _E.TEXT_MESSAGE_START: Transcript._text_start,
+    _E.TEXT_MESSAGE_CONTENT: Transcript._content,
+    _E.TEXT_MESSAGE_END: Transcript._end,
+    _E.REASONING_MESSAGE_START: Transcript._reasoning_start,
+    _E.REASONING_MESSAGE_CONTENT: Transcript._content,
+    _E.REASONING_MESSAGE_END: Transcript._end,
+    _E.REASONING_ENCRYPTED_VALUE: Transcript._encrypted_value,
+    _E.TOOL_CALL_START: Transcript._tool_call_start,
+    _E.TOOL_CALL_ARGS: Transcript._tool_call_args,
+    _E.TOOL_CALL_END: Transcript._tool_call_end,
+    _E.TOOL_CALL_RESULT: Transcript._tool_call_result,
+    _E.STATE_SNAPSHOT: Transcript._state_snapshot,
+    _E.STATE_DELTA: Transcript._state_delta,
+    _E.MESSAGES_SNAPSHOT: Transcript._messages_snapshot,
+    _E.ACTIVITY_SNAPSHOT: Transcript._activity_snapshot,
+    _E.ACTIVITY_DELTA: Transcript._activity_delta,
+}

@@ -1,0 +1,222 @@
+"""HTTP POST + SSE transport: one ``RunAgentInput`` in, typed ``ag_ui.core`` events out.
+
+``httpx`` does the HTTP, ``httpx-sse`` the SSE framing (CR/LF/CRLF, multi-line ``data:``,
+comments such as sse-starlette's ``: ping``); this module adds the AG-UI rules and turns every
+failure into an :class:`AgentError` subclass with a message a person can act on.
+
+A run is read by a private task that feeds a queue, so :meth:`AgentRun.cancel` works from any
+task (a stop button's handler) and closes the HTTP response at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from ag_ui.core import BaseEvent, RunAgentInput
+from httpx_sse import aconnect_sse
+
+from .events import MalformedEvent, parse_event
+
+__all__ = [
+    "AgentClient",
+    "AgentConnectionError",
+    "AgentError",
+    "AgentHTTPError",
+    "AgentRun",
+    "AgentStreamError",
+    "AgentTimeoutError",
+    "RunCancelled",
+]
+
+log = logging.getLogger(__name__)
+
+BODY_EXCERPT = 300
+EVENT_STREAM = "text/event-stream"
+
+
+class AgentError(Exception):
+    """A run could not be completed. ``started`` says whether any event had arrived."""
+
+    started: bool = False
+
+
+class AgentConnectionError(AgentError):
+    """The agent could not be reached, or the connection dropped mid-stream."""
+
+
+class AgentTimeoutError(AgentError):
+    """Connecting to the agent, or waiting for its next event, took too long."""
+
+
+class AgentHTTPError(AgentError):
+    """The agent answered with an HTTP error status (input rejected before the run started)."""
+
+    def __init__(self, status: int, body: str) -> None:
+        self.status, self.body = status, body
+        super().__init__(f"the agent answered HTTP {status}" + (f": {body}" if body else ""))
+
+
+class AgentStreamError(AgentError):
+    """The response is not an AG-UI event stream, or a ``data:`` line is not a valid event."""
+
+
+class RunCancelled(AgentError):
+    """The run was cancelled by the client (stop button)."""
+
+
+_DONE = object()
+
+
+class AgentClient:
+    """Runs an AG-UI agent over HTTP + SSE.
+
+    Args:
+        url: the agent's endpoint (POST).
+        connect_timeout: seconds to establish the connection.
+        read_timeout: seconds to wait for the next bytes of the stream.
+        headers: extra request headers (e.g. authorization).
+        transport: an ``httpx`` transport, e.g. ``httpx.ASGITransport(app)`` for an in-process agent.
+    """
+
+    def __init__(self, url: str, *, connect_timeout: float = 10.0, read_timeout: float = 120.0,
+                 headers: dict[str, str] | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.url = url
+        self.timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout,
+                                     pool=connect_timeout)
+        self.headers = dict(headers or {})
+        self.transport = transport
+
+    def run(self, run_input: RunAgentInput | dict[str, Any]) -> AgentRun:
+        """Start a run; iterate the result for its events."""
+        if isinstance(run_input, RunAgentInput):
+            body = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
+        else:
+            body = run_input
+        return AgentRun(self, body)
+
+
+class AgentRun:
+    """The events of one run, as an async iterator. Raises :class:`AgentError` on failure."""
+
+    def __init__(self, client: AgentClient, body: dict[str, Any]) -> None:
+        self._client = client
+        self._body = body
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=256)
+        self._task: asyncio.Task[None] | None = None
+        self.cancelled = False
+        self.started = False  # True once the first event arrived
+
+    def __aiter__(self) -> AsyncIterator[BaseEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[BaseEvent]:
+        if self._task is None:
+            self._task = asyncio.create_task(self._pump(), name="agui-run")
+        try:
+            while True:
+                item = await self._queue.get()
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    if isinstance(item, AgentError):
+                        item.started = self.started
+                    raise item
+                self.started = True
+                yield item
+        finally:
+            await self.aclose()
+
+    def cancel(self) -> None:
+        """Stop the run now: the HTTP response is closed and iteration raises :class:`RunCancelled`."""
+        if self.cancelled:
+            return
+        self.cancelled = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        else:
+            self._put_nowait(RunCancelled("the run was stopped"))
+
+    async def aclose(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - already reported via the queue
+                pass
+
+    def _put_nowait(self, item: Any) -> None:
+        try:
+            self._queue.put_nowait(item)
+        except asyncio.QueueFull:  # the consumer is gone or far behind; make room for the verdict
+            self._queue.get_nowait()
+            self._queue.put_nowait(item)
+
+    async def _pump(self) -> None:
+        try:
+            async for event in self._events():
+                await self._queue.put(event)
+            await self._queue.put(_DONE)
+        except asyncio.CancelledError:
+            self._put_nowait(RunCancelled("the run was stopped") if self.cancelled else _DONE)
+            raise
+        except AgentError as exc:
+            self._put_nowait(exc)
+        except Exception as exc:  # noqa: BLE001 - any other failure still ends the run cleanly
+            log.exception("unexpected error while reading the agent's stream")
+            self._put_nowait(AgentStreamError(f"unexpected error while reading the stream: {exc}"))
+
+    async def _events(self) -> AsyncIterator[BaseEvent]:
+        client = self._client
+        headers = {"Accept": EVENT_STREAM, **client.headers}
+        try:
+            async with httpx.AsyncClient(timeout=client.timeout, transport=client.transport) as http:
+                async with aconnect_sse(http, "POST", client.url, json=self._body, headers=headers) as source:
+                    response = source.response
+                    if response.status_code >= 400:
+                        raise AgentHTTPError(response.status_code, await _excerpt(response))
+                    content_type = response.headers.get("content-type", "")
+                    if EVENT_STREAM not in content_type.lower():
+                        excerpt = await _excerpt(response)
+                        raise AgentStreamError(
+                            f"the agent did not answer with an event stream (content-type {content_type or 'missing'!r})"
+                            + (f": {excerpt}" if excerpt else ""))
+                    async for sse in source.aiter_sse():
+                        if not sse.data:
+                            continue
+                        event = _decode(sse.data)
+                        if event is not None:
+                            yield event
+        except httpx.TimeoutException as exc:
+            phase = "connecting to" if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)) else "waiting for"
+            raise AgentTimeoutError(f"timed out {phase} the agent at {client.url}") from None
+        except httpx.ConnectError as exc:
+            raise AgentConnectionError(f"cannot reach the agent at {client.url}: {exc or 'connection refused'}") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {exc or type(exc).__name__}") from None
+        except httpx.HTTPError as exc:
+            raise AgentConnectionError(f"HTTP error talking to the agent: {exc or type(exc).__name__}") from None
+
+
+def _decode(data: str) -> BaseEvent | None:
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        raise AgentStreamError(f"malformed data line from the agent (not JSON): {data[:BODY_EXCERPT]!r}") from None
+    try:
+        return parse_event(obj)
+    except MalformedEvent as exc:
+        raise AgentStreamError(f"malformed event from the agent: {exc}") from None
+
+
+async def _excerpt(response: httpx.Response) -> str:
+    try:
+        raw = await response.aread()
+    except httpx.HTTPError:
+        return ""
+    text = raw[: BODY_EXCERPT * 4].decode("utf-8", "replace").strip()
+    return " ".join(text.split())[:BODY_EXCERPT]
