@@ -10,9 +10,10 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
+# The app, its tests, and the LLM-free producers the interop tests run against.
 stamp=.venv/.requirements-installed
-if [ ! -f "$stamp" ] || ! cmp -s requirements.txt "$stamp"; then
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
-  cp requirements.txt "$stamp"
+if [ ! -f "$stamp" ] || ! cat requirements.txt requirements-examples.txt | cmp -s - "$stamp"; then
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-examples.txt
+  cat requirements.txt requirements-examples.txt > "$stamp"
 fi
 . scripts/env.sh
