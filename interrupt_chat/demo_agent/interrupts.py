@@ -1,0 +1,100 @@
+"""The interrupts the scripted scenarios raise, with their response schemas."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from ag_ui.core import Interrupt
+
+from .events import new_id
+from .store import PendingInterrupt
+
+__all__ = [
+    "APPROVAL_SCHEMA",
+    "CHOICE_SCHEMA",
+    "COLORS",
+    "CONFIRMATION_SCHEMA",
+    "CREDENTIAL_SCHEMA",
+    "DELETE_ARGS",
+    "approval",
+    "choice",
+    "confirmation",
+    "credential",
+    "legacy_value",
+]
+
+COLORS = ["red", "green", "blue"]
+
+#: Arguments of the scripted ``delete_files`` tool call.
+DELETE_ARGS: dict[str, Any] = {"path": "/tmp/reports", "count": 3}
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["approved"],
+    "properties": {"approved": {"type": "boolean"}, "editedArgs": {"type": "object"}},
+}
+CONFIRMATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["approved"],
+    "properties": {"approved": {"type": "boolean"}},
+}
+CHOICE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["color"],
+    "properties": {"color": {"type": "string", "enum": COLORS}},
+}
+CREDENTIAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["api_key"],
+    "properties": {"api_key": {"type": "string", "format": "password", "writeOnly": True}},
+}
+
+
+def approval(tool_call_id: str, tool_name: str, args: dict[str, Any]) -> PendingInterrupt:
+    """A ``tool_call`` interrupt (pydantic-ai style id ``int-<toolCallId>``), approve-with-edits."""
+    interrupt = Interrupt(
+        id=f"int-{tool_call_id}",
+        reason="tool_call",
+        tool_call_id=tool_call_id,
+        message=f"Delete {args['count']} files in {args['path']}?",
+        response_schema=APPROVAL_SCHEMA,
+    )
+    return PendingInterrupt(interrupt, "approval", tool_name=tool_name, tool_args=dict(args))
+
+
+def choice() -> PendingInterrupt:
+    interrupt = Interrupt(
+        id=new_id("int"), reason="input_required", message="Pick a color", response_schema=CHOICE_SCHEMA
+    )
+    return PendingInterrupt(interrupt, "choice")
+
+
+def credential() -> PendingInterrupt:
+    interrupt = Interrupt(
+        id=new_id("int"), reason="input_required", message="Enter your API key", response_schema=CREDENTIAL_SCHEMA
+    )
+    return PendingInterrupt(interrupt, "credential")
+
+
+def confirmation(message: str, *, expires_in: float | None = None, langgraph_id: bool = False) -> PendingInterrupt:
+    """A yes/no ``confirmation``; ``expires_in`` seconds sets ``expiresAt`` (ISO 8601, UTC offset)."""
+    expires_at = None
+    if expires_in is not None:
+        deadline = datetime.now(timezone.utc) + timedelta(seconds=expires_in)
+        expires_at = deadline.isoformat(timespec="milliseconds")
+    interrupt = Interrupt(
+        id=uuid.uuid4().hex if langgraph_id else new_id("int"),
+        reason="confirmation",
+        message=message,
+        response_schema=CONFIRMATION_SCHEMA,
+        expires_at=expires_at,
+    )
+    return PendingInterrupt(interrupt, "confirmation")
+
+
+def legacy_value(message: str, **extra: Any) -> str:
+    """The JSON string a LangGraph-style producer puts in ``CUSTOM on_interrupt``."""
+    return json.dumps({**extra, "message": message, "responseSchema": CONFIRMATION_SCHEMA})
