@@ -9,13 +9,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["ChatState", "InterruptState", "SlotProps", "chat"]
+__all__ = ["ChatState", "InterruptState", "SlotProps", "chat", "chat_state"]
 
 _LAZY = {
     "ChatState": "interrupt_chat.state",
     "InterruptState": "interrupt_chat.state",
     "SlotProps": "interrupt_chat.components.interrupt_slot",
     "chat": "interrupt_chat.components.chat",
+    "chat_state": "interrupt_chat.components.chat",
 }
 
 

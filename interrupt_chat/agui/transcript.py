@@ -141,6 +141,13 @@ class Transcript:
 
     # -- writing ---------------------------------------------------------------------------------
 
+    def set_tool_call_args(self, tool_call_id: str, args: Any) -> None:
+        """Replace a tool call's arguments (approved ``editedArgs``: producers do not re-stream them)."""
+        call = self.tool_calls.get(tool_call_id)
+        if call is not None:
+            call.args_parts[:] = [json.dumps(args)]
+            self._changed.add(call.parent_message_id)
+
     def add_user_message(self, message_id: str, content: str) -> MessageView:
         return self._append(MessageView(id=message_id, role="user", parts=[content]))
 

@@ -1,0 +1,109 @@
+"""View models for the default interrupt slot: one plain-dict card per open interrupt (S22, S11).
+
+Framework-free. A card says what to draw (prompt, approve/edit/form/confirm, fields, prefilled
+arguments) and its live status (answered, expired, seconds left, error). Secrets never enter a
+card: fields carry no typed values (S23).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from ag_ui.core import Interrupt
+
+from .agui import InterruptTracker, Pending, Transcript, parse_expiry
+from .forms import approval_kind, fields_of
+
+__all__ = ["build_cards", "interrupt_dict", "legacy_fields", "prompt_of", "refresh_expiry"]
+
+_INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
+
+
+def interrupt_dict(interrupt: Interrupt) -> dict[str, Any]:
+    """An interrupt as its wire dict (camelCase), for state vars and slot props."""
+    return interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def legacy_fields(value: Any) -> dict[str, Any]:
+    """Interrupt fields carried by a legacy ``on_interrupt`` value (S22); a string is the prompt."""
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k in _INTERRUPT_KEYS or k == "question"}
+    if isinstance(value, str):
+        return {"message": value}
+    return {"message": json.dumps(value, default=str)}
+
+
+def prompt_of(fields: dict[str, Any]) -> str:
+    """``message``, else "Approve call to <metadata.tool_name>?", else the reason (S22)."""
+    message = fields.get("message") or fields.get("question")
+    if isinstance(message, str) and message.strip():
+        return message
+    metadata = fields.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("tool_name"):
+        return f"Approve call to {metadata['tool_name']}?"
+    return str(fields.get("reason") or "The agent is waiting for your answer.")
+
+
+def _edit_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
+    call_id = fields.get("toolCallId")
+    call = transcript.tool_calls.get(call_id) if transcript and call_id else None
+    args: Any = None
+    if call is not None:
+        args = call.args
+    if args is None and isinstance(fields.get("metadata"), dict):
+        args = fields["metadata"].get("tool_input")
+    return json.dumps(args if args is not None else {}, indent=2, ensure_ascii=False)
+
+
+def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, now: datetime) -> dict[str, Any]:
+    schema = fields.get("responseSchema")
+    kind = approval_kind(schema) if isinstance(schema, dict) and schema.get("properties") else "confirm"
+    call_id = fields.get("toolCallId")
+    call = transcript.tool_calls.get(call_id) if transcript and call_id else None
+    metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
+    card = {
+        "id": card_id,
+        "reason": str(fields.get("reason") or ""),
+        "prompt": prompt_of(fields),
+        "kind": kind,
+        "fields": fields_of(schema) if kind == "form" else [],
+        "edit_args": _edit_args(fields, transcript) if kind == "edit" else "",
+        "tool_name": call.name if call else str(metadata.get("tool_name") or ""),
+        "expires_at": str(fields.get("expiresAt") or ""),
+        "seconds_left": -1,
+        "expired": False,
+        "answered": "",
+        "error": "",
+    }
+    return refresh_expiry(card, now)
+
+
+def refresh_expiry(card: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """Update ``seconds_left`` / ``expired`` for the clock (S11: the boundary counts as expired)."""
+    moment = parse_expiry(card.get("expires_at"))
+    if moment is not None:
+        left = (moment - now).total_seconds()
+        card["expired"] = left <= 0
+        card["seconds_left"] = max(0, int(left + 0.999))
+    return card
+
+
+def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: Transcript | None) -> list[dict[str, Any]]:
+    """One card per open interrupt; a legacy set gets one card with an empty id."""
+    if pending is None:
+        return []
+    now = tracker.now()
+    if pending.kind == "legacy":
+        fields = legacy_fields(pending.event["value"])
+        fields.setdefault("reason", "on_interrupt")
+        return [_card("", fields, transcript, now)]
+    answers = tracker.answers
+    cards = []
+    for interrupt in pending.interrupts:
+        card = _card(interrupt.id, interrupt_dict(interrupt), transcript, now)
+        answer = answers.get(interrupt.id)
+        card["answered"] = answer.status if answer else ""
+        cards.append(card)
+    return cards

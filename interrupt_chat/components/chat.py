@@ -1,0 +1,91 @@
+"""``chat()``: the chat page body — messages, run status, error, interrupt slot, composer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import reflex as rx
+
+from ..state import ChatState, InterruptState, new_chat_state
+from .behaviour import chat_behaviour
+from .composer import composer
+from .interrupt_slot import SlotProps, default_slot, slot_container
+from .message import message_row
+
+__all__ = ["chat", "chat_state", "run_status"]
+
+RenderFn = Callable[[SlotProps], rx.Component]
+
+
+def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]]) -> str:
+    names = [config.get_full_name() for config, _ in interrupts]
+    return "|".join([agent_url or "", *names]) or "default"
+
+
+def chat_state(agent_url: str | None = None,
+               interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None) -> type[ChatState]:
+    """The ``ChatState`` subclass behind ``chat(agent_url, interrupts)`` (for chips, thread lists…)."""
+    interrupts = list(interrupts or [])
+    return new_chat_state(_key(agent_url, interrupts), agent_url=agent_url, configs=[c for c, _ in interrupts])
+
+
+def run_status(state: type[ChatState]) -> rx.Component:
+    label = rx.match(state.status, ("running", "Working…"), ("interrupted", "Waiting for you"),
+                     ("error", "Failed"), "Ready")
+    return rx.hstack(
+        rx.box(class_name="ic-dot"),
+        rx.text(label, size="1", color_scheme="gray"),
+        rx.cond(state.step != "", rx.text("· ", state.step, size="1", color_scheme="gray")),
+        align="center", spacing="2", class_name="ic-status",
+        custom_attrs={"data-testid": "run-status", "data-status": state.status},
+    )
+
+
+def _slot(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState], RenderFn]]) -> rx.Component:
+    """The first configuration holding the set renders it (S20); render_in_chat=False ones do not (S18)."""
+    parts = [slot_container(config, render(SlotProps.of(config))) for config, render in interrupts]
+    default = state.default_config
+    parts.append(slot_container(default, default_slot(default)))
+    return rx.fragment(*parts)
+
+
+def _messages(state: type[ChatState]) -> rx.Component:
+    return rx.box(
+        rx.cond(
+            (state.messages.length() == 0) & (state.live.length() == 0),
+            rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"), class_name="ic-empty"),
+        ),
+        rx.foreach(state.messages, message_row),
+        rx.cond(state.live.length() > 0, message_row(state.live)),
+        class_name="ic-messages",
+        custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true"},
+    )
+
+
+def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
+         *, header: rx.Component | None = None, footer: rx.Component | None = None) -> rx.Component:
+    """The chat page body.
+
+    Args:
+        agent_url: the AG-UI endpoint; default ``INTERRUPT_CHAT_AGENT_URL``, else the demo agent.
+        interrupts: ``(InterruptState subclass, render_fn)`` pairs, tried in order (S20). A
+            ``render_fn`` gets :class:`SlotProps` and returns the slot's component.
+        header: optional component above the messages (e.g. suggestion chips).
+        footer: optional component under the composer.
+    """
+    interrupts = list(interrupts or [])
+    state = chat_state(agent_url, interrupts)
+    return rx.box(
+        chat_behaviour(),
+        rx.hstack(run_status(state), rx.spacer(), header or rx.fragment(), align="center", width="100%",
+                  class_name="ic-toolbar"),
+        _messages(state),
+        rx.cond(state.error != "", rx.callout(state.error, icon="triangle_alert", color_scheme="red", size="1",
+                                              class_name="ic-error", custom_attrs={"data-testid": "chat-error"})),
+        _slot(state, interrupts),
+        composer(state),
+        footer or rx.fragment(),
+        class_name="ic-chat",
+        on_mount=state.on_load_chat,
+        custom_attrs={"data-chat-state": state.get_full_name()},
+    )

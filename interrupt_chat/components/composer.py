@@ -1,0 +1,37 @@
+"""The composer: Enter sends, Shift+Enter is a newline, locked while interrupts are pending (S21)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ..state import ChatState
+
+__all__ = ["composer"]
+
+
+def composer(state: type[ChatState]) -> rx.Component:
+    running = state.status == "running"
+    return rx.form(
+        rx.el.textarea(
+            name="text",
+            rows=2,
+            placeholder=rx.cond(state.locked, "Answer or cancel the agent's request above first.", "Message the agent…"),
+            disabled=state.locked,
+            class_name="ic-composer-input",
+            custom_attrs={"data-testid": "chat-input", "aria-disabled": rx.cond(state.locked, "true", "false")},
+        ),
+        rx.vstack(
+            rx.button(rx.icon("send", size=14), "Send", type="submit", disabled=state.locked | running,
+                      custom_attrs={"data-testid": "chat-send"}),
+            rx.button(rx.icon("square", size=14), "Stop", type="button", color_scheme="gray", variant="soft",
+                      on_click=state.stop, disabled=~running, custom_attrs={"data-testid": "chat-stop"}),
+            spacing="1",
+        ),
+        rx.cond(state.locked, rx.text("The agent is waiting for your answer above — answer or cancel it to continue.",
+                                      size="1", color_scheme="amber", class_name="ic-hint",
+                                      custom_attrs={"data-testid": "chat-locked-hint"})),
+        rx.cond(state.notice != "", rx.text(state.notice, size="1", color_scheme="gray", class_name="ic-hint")),
+        on_submit=state.send,
+        reset_on_submit=True,
+        class_name="ic-composer",
+    )

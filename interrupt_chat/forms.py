@@ -1,0 +1,159 @@
+"""Forms from an interrupt's ``responseSchema`` (S22): fields to draw, answers to coerce and validate.
+
+Framework-free: the default slot draws :func:`fields_of`, and its submit handler passes the raw
+form data through :func:`payload_from_form`, which returns the typed payload or the validation
+errors to show in place. Masked (secret) values are never logged or echoed in errors (S23).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+
+__all__ = ["FormError", "approval_kind", "fields_of", "is_secret", "payload_from_form", "validate_payload"]
+
+FIELD_TYPES = ("boolean", "enum", "string", "number", "integer", "secret", "json")
+
+
+class FormError(ValueError):
+    """The answer does not fit the schema. ``errors`` maps a field name ("" = whole form) to a message."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {v}" if k else v for k, v in errors.items()))
+
+
+def _properties(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {}
+    props = schema.get("properties")
+    return props if isinstance(props, dict) else {}
+
+
+def approval_kind(schema: Any) -> str:
+    """``"edit"`` when the schema has a boolean ``approved`` and ``editedArgs``, ``"approve"`` with
+    ``approved`` only, else ``"form"``."""
+    props = _properties(schema)
+    approved = props.get("approved")
+    if isinstance(approved, dict) and approved.get("type") == "boolean":
+        return "edit" if "editedArgs" in props else "approve"
+    return "form"
+
+
+def is_secret(prop: Any) -> bool:
+    return isinstance(prop, dict) and (prop.get("format") == "password" or prop.get("writeOnly") is True)
+
+
+def _field_type(prop: dict[str, Any]) -> str:
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        return "enum"
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if kind == "string":
+        return "secret" if is_secret(prop) else "string"
+    if kind in ("boolean", "number", "integer"):
+        return kind
+    return "json"  # objects, arrays, untyped: edited as JSON text
+
+
+def fields_of(schema: Any) -> list[dict[str, Any]]:
+    """The form fields for a schema, in property order. Plain data, ready for a UI to draw."""
+    required = set(schema.get("required") or []) if isinstance(schema, dict) else set()
+    fields = []
+    for name, prop in _properties(schema).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = _field_type(prop)
+        default = prop.get("default")
+        fields.append({
+            "name": str(name),
+            "label": str(prop.get("title") or name),
+            "description": str(prop.get("description") or ""),
+            "type": kind,
+            "options": [str(o) for o in prop.get("enum", [])] if kind == "enum" else [],
+            "required": name in required,
+            "default": "" if default is None or kind == "secret" else (json.dumps(default) if kind == "json" else str(default)),
+            "checked": default is True,
+        })
+    return fields
+
+
+def _coerce(kind: str, prop: dict[str, Any], raw: Any, present: bool) -> Any:
+    if kind == "boolean":
+        return raw not in (None, "", "off", "false", False)
+    if not present or raw in (None, ""):
+        return None
+    text = str(raw)
+    if kind == "integer":
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise ValueError("must be a whole number") from None
+    if kind == "number":
+        try:
+            return float(text.strip())
+        except ValueError:
+            raise ValueError("must be a number") from None
+    if kind == "enum":
+        for option in prop["enum"]:  # keep the option's own JSON type
+            if str(option) == text:
+                return option
+        raise ValueError("is not one of the choices")
+    if kind == "json":
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise ValueError("must be valid JSON") from None
+    return text
+
+
+def payload_from_form(schema: Any, form: dict[str, Any]) -> dict[str, Any]:
+    """Turn raw form data (strings, checkbox ``"on"``) into a payload that fits ``schema``.
+
+    Raises:
+        FormError: with a message per field; secret values never appear in messages.
+    """
+    payload: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for name, prop in _properties(schema).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = _field_type(prop)
+        try:
+            value = _coerce(kind, prop, form.get(name), name in form)
+        except ValueError as exc:
+            errors[name] = f"{prop.get('title') or name} {exc}"
+            continue
+        if value is not None:
+            payload[name] = value
+    if errors:
+        raise FormError(errors)
+    validate_payload(schema, payload)
+    return payload
+
+
+def validate_payload(schema: Any, payload: Any) -> None:
+    """Validate with ``jsonschema``; raise :class:`FormError` naming the fields at fault."""
+    if not isinstance(schema, dict):
+        return
+    try:
+        validator_cls = jsonschema.validators.validator_for(schema)
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        return  # an agent's broken schema cannot be enforced; the agent will judge the answer
+    validator = validator_cls(schema)
+    errors: dict[str, str] = {}
+    props = _properties(schema)
+    for error in sorted(validator.iter_errors(payload), key=lambda e: list(e.path)):
+        field = str(error.path[0]) if error.path else ""
+        if error.validator == "required" and not error.path:
+            missing = error.message.split("'")[1] if "'" in error.message else ""
+            field, message = missing, f"{props.get(missing, {}).get('title') or missing} is required"
+        elif is_secret(props.get(field)):
+            message = f"{field} is not valid ({error.validator})"  # never echo a secret
+        else:
+            message = error.message
+        errors.setdefault(field, message)
+    if errors:
+        raise FormError(errors)

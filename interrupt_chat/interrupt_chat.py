@@ -1,0 +1,183 @@
+"""The demo site: a user of the public API only (contracts §3).
+
+Pages: ``/`` (the full chat, default interrupt slot, scenario chips, threads), ``/approval``
+(the seed's in-chat example) and ``/manual`` (the seed's manual-placement example). Unless
+``INTERRUPT_CHAT_AGENT_URL`` is set, the chat talks to the scripted demo agent, mounted in this
+same backend under ``/demo-agent/``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import reflex as rx
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+import interrupt_chat as ic
+from interrupt_chat.demo_agent import create_app as create_demo_agent
+
+SCENARIOS = [
+    ("approval", "Tool approval"),
+    ("choice", "Choice"),
+    ("credential", "Credential"),
+    ("multi", "Three at once"),
+    ("expiring", "Expiring"),
+    ("legacy", "Legacy JSON"),
+    ("legacy-string", "Legacy string"),
+    ("both", "Both channels"),
+    ("error", "Error after interrupt"),
+    ("tools", "Tool call"),
+    ("long", "Long answer"),
+    ("markdown", "Markdown"),
+]
+
+
+# -- /approval: the seed's in-chat example ---------------------------------------------------------
+
+class ApprovalInterrupt(ic.InterruptState):
+    """No configuration: every interrupt is drawn by the custom slot below."""
+
+    @rx.var
+    def question(self) -> str:
+        value = (self.event or {}).get("value")
+        if isinstance(value, dict):
+            text = value.get("question") or value.get("message")
+            return str(text) if text else json.dumps(value)
+        return "" if value is None else str(value)
+
+
+def approval_slot(slot: ic.SlotProps) -> rx.Component:
+    return rx.card(
+        rx.text(ApprovalInterrupt.question, weight="medium", custom_attrs={"data-testid": "approval-question"}),
+        rx.hstack(
+            rx.button("Approve", on_click=slot.resolve({"approved": True}), custom_attrs={"data-testid": "approval-approve"}),
+            rx.button("Reject", color_scheme="red", variant="soft", on_click=slot.resolve({"approved": False}),
+                      custom_attrs={"data-testid": "approval-reject"}),
+            spacing="2",
+        ),
+        class_name="ic-card",
+    )
+
+
+# -- /manual: the seed's manual-placement example -----------------------------------------------------
+
+class ManualInterrupt(ic.InterruptState):
+    """render_in_chat=False: only ``approval:`` strings; the aside beside the chat draws them."""
+
+    render_in_chat: bool = False
+
+    def enabled(self, event: dict[str, Any]) -> bool:
+        value = event.get("value")
+        return isinstance(value, str) and value.startswith("approval:")
+
+    async def handler(self, props: dict[str, Any]) -> dict[str, str]:
+        return {"label": str(props["event"]["value"]).upper()}
+
+    @rx.var
+    def label(self) -> str:
+        return str(self.result.get("label", "")) if isinstance(self.result, dict) else ""
+
+    @rx.var
+    def value_text(self) -> str:
+        value = (self.event or {}).get("value")
+        return value if isinstance(value, str) else json.dumps(value)
+
+
+def manual_aside() -> rx.Component:
+    return rx.cond(
+        ManualInterrupt.active,
+        rx.card(
+            rx.text("Manual approval", size="1", color_scheme="gray"),
+            rx.heading(ManualInterrupt.label, size="3", custom_attrs={"data-testid": "manual-label"}),
+            rx.text(ManualInterrupt.value_text, size="2", custom_attrs={"data-testid": "manual-value"}),
+            rx.button("Continue", on_click=ManualInterrupt.resolve({"accepted": True}),
+                      disabled=ManualInterrupt.submitting, custom_attrs={"data-testid": "manual-continue"}),
+            class_name="ic-aside",
+            custom_attrs={"data-testid": "manual-interrupt"},
+        ),
+    )
+
+
+# -- layout ---------------------------------------------------------------------------------------------
+
+def _nav() -> rx.Component:
+    link = lambda label, href: rx.link(label, href=href, size="2", weight="medium", underline="none")  # noqa: E731
+    return rx.hstack(
+        rx.hstack(rx.icon("hand", size=20), rx.heading("interrupt_chat", size="4"), align="center", spacing="2"),
+        rx.spacer(),
+        link("Chat", "/"), link("Approval", "/approval"), link("Manual", "/manual"),
+        rx.color_mode.button(size="2", variant="ghost"),
+        align="center", spacing="4", class_name="ic-nav",
+    )
+
+
+def _chips(state: type[ic.ChatState]) -> rx.Component:
+    return rx.flex(
+        *[rx.button(label, size="1", variant="surface", radius="full", on_click=state.send_text(name),
+                    disabled=(state.status == "running") | state.locked,
+                    custom_attrs={"data-testid": "scenario-chip", "data-scenario": name})
+          for name, label in SCENARIOS],
+        wrap="wrap", spacing="2", class_name="ic-chips",
+    )
+
+
+def _threads(state: type[ic.ChatState]) -> rx.Component:
+    return rx.vstack(
+        rx.button(rx.icon("plus", size=14), "New chat", variant="soft", size="2", width="100%",
+                  on_click=state.new_thread, disabled=state.status == "running",
+                  custom_attrs={"data-testid": "new-thread"}),
+        rx.foreach(state.threads, lambda t: rx.button(
+            t["title"], rx.cond(t["pending"] == "true", rx.badge("waiting", color_scheme="amber", size="1")),
+            variant=rx.cond(t["current"] == "true", "solid", "ghost"), size="1", width="100%", justify="start",
+            on_click=state.switch_thread(t["id"]), disabled=state.status == "running",
+            custom_attrs={"data-testid": "thread", "data-thread-id": t["id"]})),
+        class_name="ic-threads", spacing="1",
+    )
+
+
+def _page(body: rx.Component, aside: rx.Component | None = None, title: str = "", intro: str = "") -> rx.Component:
+    return rx.box(
+        _nav(),
+        rx.hstack(
+            aside or rx.fragment(),
+            rx.vstack(rx.heading(title, size="5"), rx.text(intro, size="2", color_scheme="gray"), body,
+                      class_name="ic-main", spacing="3"),
+            class_name="ic-layout", align="start", spacing="5",
+        ),
+        class_name="ic-page",
+    )
+
+
+def index() -> rx.Component:
+    body = ic.chat()
+    state = ic.chat_state()
+    return _page(rx.fragment(_chips(state), body), aside=_threads(state), title="Human-in-the-loop chat",
+                 intro="Pick a scenario: the agent stops and asks you for an approval, a choice or a credential.")
+
+
+def approval() -> rx.Component:
+    body = ic.chat(interrupts=[(ApprovalInterrupt, approval_slot)])
+    return _page(body, title="In-chat approval",
+                 intro="Say “question” or “legacy”: a custom slot shows the agent's question with Approve / Reject.")
+
+
+def manual() -> rx.Component:
+    body = ic.chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
+    return _page(body, aside=manual_aside(), title="Manual placement",
+                 intro="Say “legacy-string”: the request appears in the aside, not in the chat.")
+
+
+def _api() -> Starlette:
+    return Starlette(routes=[Mount("/demo-agent", app=create_demo_agent())])
+
+
+app = rx.App(
+    theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"),
+    stylesheets=["/interrupt_chat.css"],
+    api_transformer=_api(),
+)
+app.add_page(index, route="/", title="interrupt_chat")
+app.add_page(approval, route="/approval", title="interrupt_chat · approval")
+app.add_page(manual, route="/manual", title="interrupt_chat · manual")

@@ -1,0 +1,482 @@
+"""Reflex states: the chat run (a background task) and ``InterruptState`` (the useInterrupt config).
+
+The protocol decisions all live in :mod:`interrupt_chat.agui`; this module only runs it and
+turns its results into vars. Network awaits happen outside ``async with self``; the lock is
+entered to copy results in, at most ``PUSHES_PER_SECOND`` times a second while streaming, and
+the streaming message has its own small var so a push does not resend the history.
+
+Secrets (S23): a masked field's value arrives as a ``resolve`` argument, goes into the tracker
+(process memory; never pickled, see ``InterruptTracker.__getstate__``) and into the resume
+request. It never enters a var.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+import reflex as rx
+from ag_ui.core import BaseEvent, EventType
+
+from .agui import AgentClient, AgentSession, Decision, MessageView, Transcript
+from .cards import build_cards, interrupt_dict, refresh_expiry
+from .forms import FormError, payload_from_form, validate_payload
+
+__all__ = ["AGENT_URL_ENV", "ChatState", "InterruptState", "JSON", "default_agent_url"]
+
+log = logging.getLogger(__name__)
+
+AGENT_URL_ENV = "INTERRUPT_CHAT_AGENT_URL"
+DEMO_AGENT_PATH = "/demo-agent/"
+PUSHES_PER_SECOND = 20
+_PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
+_FLUSH_NOW = {EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
+              EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT}
+
+JSON = dict[str, Any] | list | str | int | float | bool | None
+
+# Runs in flight, by (client token, chat state), so a stop button reaches the background task.
+_LIVE: dict[tuple[str, str], AgentSession] = {}
+
+
+def default_agent_url() -> str:
+    """``INTERRUPT_CHAT_AGENT_URL``, else the demo agent mounted in this Reflex backend."""
+    configured = os.environ.get(AGENT_URL_ENV, "").strip()
+    if configured:
+        return configured
+    return rx.config.get_config().api_url.rstrip("/") + DEMO_AGENT_PATH
+
+
+class InterruptState(rx.State):
+    """One useInterrupt configuration (S16-S20). Subclass it to configure; see the README.
+
+    Class attribute ``render_in_chat`` (default True); override ``enabled(event)`` and
+    ``handler(props)``. Vars: ``interrupt``, ``interrupts``, ``result``, ``slot_props``,
+    ``has_interrupt``; ``cards`` is the default slot's view model. Handlers: ``resolve``, ``cancel``.
+    """
+
+    render_in_chat: bool = True
+    active: bool = False  # this configuration holds the chat's pending set
+    interrupt: dict[str, Any] | None = None
+    interrupts: list[dict[str, Any]] = []
+    event: dict[str, Any] | None = None
+    result: JSON = None
+    slot_props: dict[str, Any] | None = None
+    cards: list[dict[str, Any]] = []
+    submitting: bool = False
+
+    _chat_state: ClassVar[type[ChatState] | None] = None
+
+    @rx.var
+    def has_interrupt(self) -> bool:
+        return self.slot_props is not None
+
+    def enabled(self, event: dict[str, Any]) -> bool:
+        """Whether this configuration takes the pending set (S16). Default: every set."""
+        return True
+
+    async def handler(self, props: dict[str, Any]) -> Any:
+        """Called once per surfaced set (S17); the return value becomes ``result``."""
+        return None
+
+    @rx.event(background=True)
+    async def resolve(self, payload: JSON = None, interrupt_id: str | None = None):
+        """Answer an interrupt (S6); resumes the agent once every open interrupt has an answer."""
+        await _answer(self, "resolve", payload, interrupt_id)
+
+    @rx.event(background=True)
+    async def cancel(self, interrupt_id: str | None = None):
+        """Abandon an interrupt (S6, S11); for a legacy interrupt: dismiss (S14)."""
+        await _answer(self, "cancel", None, interrupt_id)
+
+    @rx.event(background=True)
+    async def submit_form(self, form_data: dict[str, Any]):
+        """Default slot: a schema form was submitted. Validated before anything is recorded (S22)."""
+        form = dict(form_data)
+        interrupt_id = str(form.pop("__interrupt_id", "") or "")
+        async with self:
+            schema = _schema_of(await self.get_state(self._chat()), interrupt_id)
+        try:
+            payload = payload_from_form(schema, form)
+        except FormError as exc:
+            async with self:
+                self._set_card_error(interrupt_id, str(exc))
+            return
+        finally:
+            form.clear()  # drop our reference to typed secrets at once (S23)
+        await _answer(self, "resolve", payload, interrupt_id or None)
+
+    @rx.event(background=True)
+    async def approve_edited(self, form_data: dict[str, Any]):
+        """Default slot: "edit and approve" with the edited arguments as JSON (S22)."""
+        interrupt_id = str(form_data.get("__interrupt_id", "") or "")
+        try:
+            edited = json.loads(str(form_data.get("edited_args", "")))
+        except ValueError as exc:
+            async with self:
+                self._set_card_error(interrupt_id, f"The edited arguments are not valid JSON: {exc.msg}.")
+            return
+        payload = {"approved": True, "editedArgs": edited}
+        async with self:
+            schema = _schema_of(await self.get_state(self._chat()), interrupt_id)
+        try:
+            validate_payload(schema, payload)
+        except FormError as exc:
+            async with self:
+                self._set_card_error(interrupt_id, str(exc))
+            return
+        await _answer(self, "resolve", payload, interrupt_id or None)
+
+    def _set_card_error(self, interrupt_id: str, message: str) -> None:
+        self.cards = [{**c, "error": message} if c["id"] == interrupt_id else c for c in self.cards]
+
+    @classmethod
+    def _chat(cls) -> type[ChatState]:
+        if cls._chat_state is None:
+            raise RuntimeError(f"{cls.__name__} is not attached to a chat: pass it to interrupt_chat.chat(interrupts=...)")
+        return cls._chat_state
+
+    def _clear(self) -> None:
+        self.active, self.submitting = False, False
+        self.interrupt, self.interrupts, self.event = None, [], None
+        self.result, self.slot_props, self.cards = None, None, []
+
+
+class ChatState(rx.State):
+    """The conversation of one ``chat()``: messages, run status, threads (one per chat instance)."""
+
+    messages: list[dict[str, Any]] = []
+    live: dict[str, Any] = {}  # the message being streamed (pushed alone while it grows)
+    status: str = "idle"  # idle | running | interrupted | error
+    error: str = ""
+    step: str = ""
+    locked: bool = False  # interrupts pending: the composer must not send (S21)
+    thread_id: str = ""
+    threads: list[dict[str, str]] = []
+    notice: str = ""
+
+    _sessions: dict[str, AgentSession] = {}
+
+    agent_url: ClassVar[str | None] = None
+    configs: ClassVar[list[type[InterruptState]]] = []
+    default_config: ClassVar[type[InterruptState] | None] = None
+
+    # -- events ---------------------------------------------------------------------------------
+
+    @rx.event(background=True)
+    async def send(self, form_data: dict[str, Any]):
+        """Composer submit: send the user's text unless interrupts are pending (S21)."""
+        text = str(form_data.get("text", "")).strip()
+        await self._send_text(text)
+
+    @rx.event(background=True)
+    async def send_text(self, text: str):
+        """Send a fixed text (suggestion chips)."""
+        await self._send_text(str(text).strip())
+
+    async def _send_text(self, text: str) -> None:
+        if not text:
+            return
+        async with self:
+            session = self._session()
+            if session.running:
+                self.notice = "Wait for the current answer, or stop it."
+                return
+            if session.tracker.pending is not None:
+                self.notice = "Answer or cancel the agent's request first."
+                return
+            self.notice = ""
+            events = session.send(text)
+            self._publish(session, full=True)
+        await _drive(self, type(self), session, events)
+
+    @rx.event
+    def stop(self):
+        """Stop the run in flight (stop button)."""
+        session = _LIVE.get((self.router.session.client_token, self.get_full_name()))
+        if session is not None:
+            session.cancel()
+
+    @rx.event
+    def new_thread(self):
+        session = self._new_session()
+        self._sessions = {**self._sessions, session.thread_id: session}
+        self.thread_id = session.thread_id
+        self._publish(session, full=True)
+        return type(self).route_interrupts
+
+    @rx.event
+    def switch_thread(self, thread_id: str):
+        """Show another thread, with that thread's interrupts only (S25)."""
+        if thread_id in self._sessions:
+            self.thread_id = thread_id
+            self._publish(self._sessions[thread_id], full=True)
+            return type(self).route_interrupts
+
+    @rx.event(background=True)
+    async def route_interrupts(self):
+        async with self:
+            await _route_pending(self, type(self), self._session())
+        await _tick_expiry(self, type(self))
+
+    @rx.event(background=True)
+    async def on_load_chat(self):
+        """Page (re)load: re-surface the pending set (S25) and restart expiry countdowns."""
+        async with self:
+            session = self._session()
+            self._publish(session, full=True)
+            await _route_pending(self, type(self), session)
+        await _tick_expiry(self, type(self))
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _new_session(self) -> AgentSession:
+        return AgentSession(AgentClient(type(self).agent_url or default_agent_url()))
+
+    def _session(self) -> AgentSession:
+        session = self._sessions.get(self.thread_id) if self.thread_id else None
+        if session is None:
+            session = self._new_session()
+            self._sessions = {**self._sessions, session.thread_id: session}
+            self.thread_id = session.thread_id
+        return session
+
+    def _publish(self, session: AgentSession, *, full: bool = False) -> None:
+        """Copy the session's transcript and status into vars (inside the lock)."""
+        transcript = session.transcript
+        structure, changed = transcript.take_changes()
+        live = _live_message(transcript)
+        if full or structure or (changed - {live.id if live else None}):
+            self.messages = [row for m in transcript.messages if m is not live and (row := _row(m, transcript))]
+        self.live = (_row(live, transcript) or {}) if live else {}
+        pending = session.tracker.pending
+        self.status = ("running" if session.running else "interrupted" if pending is not None
+                       else "error" if session.error else "idle")
+        self.error = session.error or ""
+        self.step = transcript.step or ""
+        self.locked = pending is not None
+        if full or self.status != "running":
+            self._sessions = {**self._sessions, session.thread_id: session}  # persist (S25)
+            self.threads = _threads(self._sessions, self.thread_id)
+
+
+# -- running the agent ------------------------------------------------------------------------------
+
+async def _drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
+                 events: AsyncIterator[BaseEvent]) -> None:
+    """Stream a run, publishing at most PUSHES_PER_SECOND times a second, then surface (S3)."""
+    key = (state.router.session.client_token, chat_cls.get_full_name())
+    _LIVE[key] = session
+    last_push = 0.0
+    try:
+        async for event in events:
+            now = time.monotonic()
+            if event.type in _FLUSH_NOW or now - last_push >= _PUSH_INTERVAL:
+                async with state:
+                    chat = await _chat_of(state, chat_cls)
+                    chat._publish(session)
+                    if event.type == EventType.RUN_STARTED:
+                        await _route_pending(state, chat_cls, session)  # S4: the card goes away
+                last_push = now
+    finally:
+        if _LIVE.get(key) is session:
+            del _LIVE[key]
+        async with state:
+            chat = await _chat_of(state, chat_cls)
+            chat._publish(session, full=True)
+            await _route_pending(state, chat_cls, session)
+    await _tick_expiry(state, chat_cls)
+
+
+async def _chat_of(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
+    return state if isinstance(state, chat_cls) else await state.get_state(chat_cls)
+
+
+async def _answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None) -> None:
+    """resolve / cancel through the tracker; start the resume run if the decision says so."""
+    chat_cls = config._chat()
+    async with config:
+        if not config.active:  # S16: a configuration that did not take the set does nothing
+            return
+        chat = await config.get_state(chat_cls)
+        session = chat._session()
+        tracker = session.tracker
+        decision: Decision = (tracker.resolve(payload, interrupt_id) if verb == "resolve"
+                              else tracker.cancel(interrupt_id))
+        payload = None  # S23: the tracker holds it now, in memory only
+        if decision.kind == "expired":
+            config._set_card_error(decision.interrupt_id or "", "This request has expired; it can only be cancelled.")
+            return
+        if decision.kind == "ignored":
+            return
+        events = session.submit(decision) if decision.sends else None
+        if decision.sends:
+            _apply_edited_args(session, decision)
+        chat._publish(session, full=True)
+        await _route_pending(config, chat_cls, session, keep_result=True)
+        if decision.sends:
+            config.submitting = True
+    if events is not None:
+        await _drive(config, chat_cls, session, events)
+
+
+def _apply_edited_args(session: AgentSession, decision: Decision) -> None:
+    """Show approved ``editedArgs`` on the tool call: producers do not re-send TOOL_CALL_ARGS."""
+    pending = session.tracker.pending
+    by_id = {i.id: i for i in pending.interrupts} if pending else {}
+    for entry in decision.resume or []:
+        payload = entry.payload if isinstance(entry.payload, dict) else {}
+        interrupt = by_id.get(entry.interrupt_id)
+        if entry.status == "resolved" and "editedArgs" in payload and interrupt and interrupt.tool_call_id:
+            session.transcript.set_tool_call_args(interrupt.tool_call_id, payload["editedArgs"])
+
+
+async def _route_pending(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
+                         *, keep_result: bool = False) -> None:
+    """Offer the pending set to the configurations in order (S16-S20); inside the lock."""
+    pending = session.tracker.pending
+    configs = [*chat_cls.configs, chat_cls.default_config]
+    chosen: InterruptState | None = None
+    if pending is not None:
+        value = pending.event["value"]
+        event = {"name": "on_interrupt", "value": interrupt_dict(value) if hasattr(value, "model_dump") else value}
+        interrupts = [interrupt_dict(i) for i in pending.interrupts]
+        first = interrupts[0] if interrupts else None
+        for config_cls in configs:
+            config = await state.get_state(config_cls)
+            if config_cls is chat_cls.default_config or _accepts(config, event):
+                chosen = config
+                break
+    for config_cls in configs:
+        config = await state.get_state(config_cls)
+        if config is not chosen:
+            if config.active:
+                config._clear()
+            continue
+        already = config.active and config.event == event and config.interrupts == interrupts
+        config.active, config.event, config.interrupt, config.interrupts = True, event, first, interrupts
+        config.cards = build_cards(pending, session.tracker, session.transcript)
+        config.submitting = session.tracker.sealed
+        if not already and not keep_result:  # S17: once per surfaced set, not per re-render
+            config.result = await _call_handler(config, {"event": event, "interrupt": first, "interrupts": interrupts})
+        config.slot_props = ({"event": event, "interrupt": first, "interrupts": interrupts, "result": config.result}
+                             if config.render_in_chat else None)  # S18
+
+
+def _accepts(config: InterruptState, event: dict[str, Any]) -> bool:
+    try:
+        return bool(config.enabled(event))
+    except Exception:  # S16: a failing enabled() counts as False
+        log.exception("%s.enabled raised; treating it as False", type(config).__name__)
+        return False
+
+
+async def _call_handler(config: InterruptState, props: dict[str, Any]) -> Any:
+    try:
+        result = config.handler(props)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+    except Exception:  # S17: result is None when the handler fails
+        log.exception("%s.handler failed; result is None", type(config).__name__)
+        return None
+
+
+async def _tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
+    """Count down expiring cards once a second until they expire or the set goes away (S11)."""
+    async with state:
+        config = await state.get_state(chat_cls.default_config)
+        if not any(c["expires_at"] for c in config.cards) and not chat_cls.configs:
+            return
+    while True:
+        await asyncio.sleep(1.0)
+        async with state:
+            chat = await _chat_of(state, chat_cls)
+            session = chat._session()
+            if session.tracker.pending is None or session.running:
+                return
+            now = session.tracker.now()
+            counting = False
+            for config_cls in [*chat_cls.configs, chat_cls.default_config]:
+                config = await state.get_state(config_cls)
+                if config.active and any(c["expires_at"] for c in config.cards):
+                    config.cards = [refresh_expiry(dict(c), now) for c in config.cards]
+                    counting = counting or any(c["expires_at"] and not c["expired"] for c in config.cards)
+            if not counting:
+                return
+
+
+def _schema_of(chat: ChatState, interrupt_id: str) -> Any:
+    pending = chat._session().tracker.pending
+    if pending is None:
+        return None
+    if pending.kind == "legacy":
+        value = pending.event["value"]
+        return value.get("responseSchema") if isinstance(value, dict) else None
+    for interrupt in pending.interrupts:
+        if interrupt.id == interrupt_id:
+            return interrupt.response_schema
+    return None
+
+
+# -- rows -------------------------------------------------------------------------------------------
+
+def _live_message(transcript: Transcript) -> MessageView | None:
+    last = transcript.messages[-1] if transcript.messages else None
+    return last if last is not None and last.streaming and not last.tool_call_ids else None
+
+
+def _row(message: MessageView, transcript: Transcript) -> dict[str, Any] | None:
+    """A message as a plain dict for ``rx.foreach``; None for what the chat does not draw."""
+    role = message.role
+    if role not in ("user", "assistant", "tool", "reasoning"):
+        return None
+    calls = []
+    for call_id in message.tool_call_ids:
+        call = transcript.tool_calls.get(call_id)
+        if call is not None:
+            calls.append({"id": call.id, "name": call.name, "status": call.status,
+                          "args": _pretty(call.args, call.args_text), "result": call.result or ""})
+    if role == "assistant" and not message.content and not calls and not message.streaming:
+        return None
+    return {"id": message.id, "role": role, "content": message.content, "tool_calls": calls,
+            "streaming": message.streaming}
+
+
+def _pretty(args: Any, text: str) -> str:
+    return json.dumps(args, indent=2, ensure_ascii=False) if args is not None else text
+
+
+def _threads(sessions: dict[str, AgentSession], current: str) -> list[dict[str, str]]:
+    rows = []
+    for thread_id, session in sessions.items():
+        first_user = next((m.content for m in session.transcript.messages if m.role == "user"), "")
+        pending = session.tracker.pending is not None
+        rows.append({"id": thread_id, "title": (first_user[:40] or "New chat"),
+                     "pending": "true" if pending else "false", "current": "true" if thread_id == current else "false"})
+    return rows
+
+
+def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[InterruptState]]) -> type[ChatState]:
+    """The state classes of one ``chat()``: its ChatState subclass and its default slot config."""
+    module = sys.modules[__name__]
+    name = "Chat_" + "".join(ch if ch.isalnum() else "_" for ch in key)
+    existing = getattr(module, name, None)
+    if existing is not None:
+        return existing
+    default = type(f"{name}_DefaultSlot", (InterruptState,), {"__module__": __name__})
+    chat_cls = type(name, (ChatState,), {"__module__": __name__})
+    chat_cls.agent_url, chat_cls.configs, chat_cls.default_config = agent_url, list(configs), default
+    for config in [*configs, default]:
+        config._chat_state = chat_cls
+    setattr(module, name, chat_cls)
+    setattr(module, default.__name__, default)
+    return chat_cls
+

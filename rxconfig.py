@@ -1,0 +1,8 @@
+import reflex as rx
+
+config = rx.Config(
+    app_name="interrupt_chat",
+    telemetry_enabled=False,
+    show_built_with_reflex=False,
+    plugins=[rx.plugins.RadixThemesPlugin()],
+)
