@@ -119,7 +119,10 @@ class AgentRun:
             self._task = asyncio.create_task(self._pump(), name="agui-run")
         try:
             while True:
-                item = await self._queue.get()
+                if self.cancelled:  # stop now, even when events are already queued
+                    item = RunCancelled("the run was stopped")
+                else:
+                    item = await self._queue.get()
                 if item is _DONE:
                     return
                 if isinstance(item, BaseException):
@@ -165,10 +168,10 @@ class AgentRun:
             self._put_nowait(RunCancelled("the run was stopped") if self.cancelled else _DONE)
             raise
         except AgentError as exc:
-            self._put_nowait(exc)
+            await self._queue.put(exc)  # after every queued event: a full queue must not lose one
         except Exception as exc:  # noqa: BLE001 - any other failure still ends the run cleanly
             log.exception("unexpected error while reading the agent's stream")
-            self._put_nowait(AgentStreamError(f"unexpected error while reading the stream: {exc}"))
+            await self._queue.put(AgentStreamError(f"unexpected error while reading the stream: {exc}"))
 
     async def _events(self) -> AsyncIterator[BaseEvent]:
         client = self._client
@@ -214,8 +217,12 @@ def _decode(data: str) -> BaseEvent | None:
 
 
 async def _excerpt(response: httpx.Response) -> str:
-    try:
-        raw = await response.aread()
+    raw = b""
+    try:  # read only what the excerpt needs: the body may be huge or never end
+        async for data in response.aiter_bytes():
+            raw += data
+            if len(raw) >= BODY_EXCERPT * 4:
+                break
     except httpx.HTTPError:
         return ""
     text = raw[: BODY_EXCERPT * 4].decode("utf-8", "replace").strip()
