@@ -1,0 +1,44 @@
+"""Shared fixtures for the protocol-core tests.
+
+``loopback``: one uvicorn server on 127.0.0.1 (ephemeral port) for the whole session, started in
+a thread. Tests mount their own ASGI app on a fresh path with ``loopback.mount(app)`` and get the
+full URL back; the app then runs in the server's thread and event loop (use ``threading.Event``
+to observe it from the test).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from tests.unit.agents import serve_in_thread
+
+
+class Loopback:
+    def __init__(self) -> None:
+        self.base_url = ""
+        self._apps: dict[str, Any] = {}
+        self._ids = itertools.count(1)
+
+    def mount(self, app: Any) -> str:
+        path = f"/agent-{next(self._ids)}"
+        self._apps[path] = app
+        return self.base_url + path
+
+    async def __call__(self, scope, receive, send) -> None:
+        app = self._apps.get(scope.get("path", ""))
+        if app is None:
+            await send({"type": "http.response.start", "status": 404, "headers": []})
+            await send({"type": "http.response.body", "body": b"no such test agent"})
+            return
+        await app(scope, receive, send)
+
+
+@pytest.fixture(scope="session")
+def loopback():
+    router = Loopback()
+    with serve_in_thread(router) as base_url:
+        router.base_url = base_url
+        yield router
