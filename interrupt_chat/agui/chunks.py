@@ -1,7 +1,9 @@
 """Expand ``*_CHUNK`` events into start / content / end, as ``@ag-ui/client``'s chunks stage does.
 
 A chunked message or tool call stays open while chunks with its id (or no id) keep coming; it
-closes when a chunk names another id or any other event arrives, and at the end of the stream.
+closes when a chunk names another id or another lifecycle or message event arrives, and at the
+end of the stream. ``RAW``, ``ACTIVITY_*``, ``REASONING_ENCRYPTED_VALUE`` and ``SUBAGENT_*`` pass
+through without closing it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from ag_ui.core import (
 __all__ = ["ChunkError", "ChunkExpander"]
 
 _CHUNK_TYPES = {EventType.TEXT_MESSAGE_CHUNK, EventType.TOOL_CALL_CHUNK, EventType.REASONING_MESSAGE_CHUNK}
+# Neither lifecycle nor message events: they pass through without closing an open chunk (transform.ts).
+_PASS_THROUGH = {EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA,
+                 EventType.REASONING_ENCRYPTED_VALUE, EventType.SUBAGENT_STARTED, EventType.SUBAGENT_FINISHED,
+                 EventType.SUBAGENT_ERROR}
 
 
 class ChunkError(ValueError):
@@ -44,6 +50,8 @@ class ChunkExpander:
         self._open: _Open | None = None
 
     def feed(self, event: BaseEvent) -> list[BaseEvent]:
+        if event.type in _PASS_THROUGH:
+            return [event]
         if event.type not in _CHUNK_TYPES:
             return [*self.flush(), event]
         if event.type == EventType.TOOL_CALL_CHUNK:
