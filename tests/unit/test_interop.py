@@ -1,7 +1,8 @@
 """Interop: the protocol core (``AgentSession``) against the real example producers over a real loopback socket.
 
-Each example app runs under uvicorn on 127.0.0.1 (ephemeral port, background thread, one server per module),
-wrapped in a ``RequestRecorder`` so a test can check the request the core built. ``httpx.ASGITransport`` buffers
+Each example app runs under uvicorn on 127.0.0.1 (ephemeral port, background thread, one server per module, via
+``tests.unit.agents.serve_in_thread``, the helper behind conftest's ``loopback`` fixture), wrapped in a
+``RequestRecorder`` so a test can check the request the core built. ``httpx.ASGITransport`` buffers
 whole responses; a socket is what a deployed chat talks to. Every flow checks the full loop: the interrupt surfaces
 on the right channel, the answer goes out as the spec says, the agent's follow-up text proves it got the answer,
 nothing stays pending, tool calls end ``complete``, and a further plain run on the same thread still works.
@@ -13,7 +14,9 @@ Producers: LangGraph legacy (``/legacy/*``, CUSTOM ``on_interrupt`` only), LangG
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
@@ -25,7 +28,7 @@ from ag_ui.core import BaseEvent, EventType  # noqa: E402
 
 from examples import langgraph_agent, pydantic_ai_agent  # noqa: E402
 from interrupt_chat.agui import AgentClient, AgentSession  # noqa: E402
-from tests.unit.loopback import RequestRecorder, serve  # noqa: E402
+from tests.unit.agents import serve_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.loopback
 
@@ -34,6 +37,43 @@ ADA = {"name": "Ada", "count": 3}
 DELETE_ARGS = pydantic_ai_agent.DELETE_ARGS
 HELLO = "Hello! Say anything else and I will ask to delete some files."
 TIMEOUT = 30.0  # per read; a run here takes milliseconds, the margin is for a loaded 2-core box
+
+
+class RequestRecorder:
+    """ASGI middleware: keeps the JSON body of every POST (as the server received it), then passes it on."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._bodies: list[Any] = []
+        self._lock = threading.Lock()  # the app runs in the server's thread, tests read from theirs
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+
+        async def recording_receive() -> dict:
+            message = await receive()
+            if message["type"] == "http.request":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):  # the body is complete
+                    self._record(b"".join(chunks))
+            return message
+
+        await self.app(scope, recording_receive, send)
+
+    def _record(self, raw: bytes) -> None:
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw
+        with self._lock:
+            self._bodies.append(body)
+
+    def bodies(self) -> list[Any]:
+        with self._lock:
+            return list(self._bodies)
 
 
 class Server:
@@ -52,14 +92,14 @@ class Server:
 @pytest.fixture(scope="module")
 def langgraph() -> Iterator[Server]:
     recorder = RequestRecorder(langgraph_agent.create_app())
-    with serve(recorder) as base_url:
+    with serve_in_thread(recorder) as base_url:
         yield Server(base_url, recorder)
 
 
 @pytest.fixture(scope="module")
 def pydantic_ai() -> Iterator[Server]:
     recorder = RequestRecorder(pydantic_ai_agent.create_app())
-    with serve(recorder) as base_url:
+    with serve_in_thread(recorder) as base_url:
         yield Server(base_url, recorder)
 
 
