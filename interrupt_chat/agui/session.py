@@ -8,6 +8,7 @@ recorded (``error``) and never raised, so the session always stays usable for th
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -110,15 +111,27 @@ class AgentSession:
             for event in chunks.flush():
                 self._apply(verifier, event)
                 yield event
+            verifier.end_of_stream()  # an empty or truncated stream is a failed run
         except RunCancelled:
             self._failed("stopped", cancelled=True, before_start=resuming and not started)
         except (AgentError, ChunkError, ProtocolViolation) as exc:
             self._failed(str(exc), before_start=resuming and not started)
+        except (GeneratorExit, asyncio.CancelledError):
+            # the consumer stopped iterating (or its task was cancelled): stop a run it left open
+            try:
+                verifier.end_of_stream()
+            except ProtocolViolation:
+                self._failed("stopped", cancelled=True, before_start=resuming and not started)
+            else:
+                self.tracker.finalize()
+                self._after_run()
+            raise
         else:
             self.tracker.finalize()
             self._after_run()
         finally:
             self._run = None
+            await run.aclose()  # close the HTTP response now, not when the iterator is collected
 
     def _apply(self, verifier: Verifier, event: BaseEvent) -> None:
         verifier.check(event)

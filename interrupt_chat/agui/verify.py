@@ -39,6 +39,13 @@ class Verifier:
         if handler is not None:
             handler(self, event)
 
+    def end_of_stream(self) -> None:
+        """The stream ended: it must have carried a run, and that run must be closed."""
+        if self._phase == "new":
+            raise ProtocolViolation("the agent closed the stream without any event")
+        if self._phase == "active":
+            raise ProtocolViolation("the agent closed the stream before RUN_FINISHED")
+
     def _run_started(self, event: BaseEvent) -> None:
         if self._phase == "active":
             raise ProtocolViolation("RUN_STARTED while a run is active: finish it first")
