@@ -137,6 +137,8 @@ class Transcript:
         for call in self.tool_calls.values():
             if call.awaiting != (call.id in wanted):
                 call.awaiting = call.id in wanted
+                if call.awaiting:  # owed again (S15): an earlier failed attempt no longer counts
+                    call.failed = False
                 self._changed.add(call.parent_message_id)
 
     # -- writing ---------------------------------------------------------------------------------
