@@ -5,4 +5,5 @@ config = rx.Config(
     telemetry_enabled=False,
     show_built_with_reflex=False,
     plugins=[rx.plugins.RadixThemesPlugin()],
+    disable_plugins=[rx.plugins.SitemapPlugin],
 )

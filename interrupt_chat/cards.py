@@ -8,6 +8,7 @@ card: fields carry no typed values (S23).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +17,39 @@ from ag_ui.core import Interrupt
 from .agui import InterruptTracker, Pending, Transcript, parse_expiry
 from .forms import approval_kind, fields_of
 
-__all__ = ["build_cards", "interrupt_dict", "legacy_fields", "prompt_of", "refresh_expiry"]
+__all__ = ["Card", "FormField", "build_cards", "interrupt_dict", "legacy_fields", "prompt_of", "refresh_expiry"]
+
+
+@dataclass
+class FormField:
+    """One input of a schema form (see :func:`interrupt_chat.forms.fields_of`)."""
+
+    name: str
+    label: str
+    description: str
+    type: str  # boolean | enum | string | number | integer | secret | json
+    options: list[str]
+    required: bool
+    default: str
+    checked: bool
+
+
+@dataclass
+class Card:
+    """One open interrupt as the default slot draws it. ``kind``: approve | edit | form | confirm."""
+
+    id: str
+    reason: str
+    prompt: str
+    kind: str
+    fields: list[FormField] = field(default_factory=list)
+    edit_args: str = ""
+    tool_name: str = ""
+    expires_at: str = ""
+    seconds_left: int = -1
+    expired: bool = False
+    answered: str = ""  # "", "resolved" or "cancelled" (S7: waiting for the others)
+    error: str = ""
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
 
@@ -57,40 +90,35 @@ def _edit_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
     return json.dumps(args if args is not None else {}, indent=2, ensure_ascii=False)
 
 
-def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, now: datetime) -> dict[str, Any]:
+def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, now: datetime) -> Card:
     schema = fields.get("responseSchema")
     kind = approval_kind(schema) if isinstance(schema, dict) and schema.get("properties") else "confirm"
     call_id = fields.get("toolCallId")
     call = transcript.tool_calls.get(call_id) if transcript and call_id else None
     metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
-    card = {
-        "id": card_id,
-        "reason": str(fields.get("reason") or ""),
-        "prompt": prompt_of(fields),
-        "kind": kind,
-        "fields": fields_of(schema) if kind == "form" else [],
-        "edit_args": _edit_args(fields, transcript) if kind == "edit" else "",
-        "tool_name": call.name if call else str(metadata.get("tool_name") or ""),
-        "expires_at": str(fields.get("expiresAt") or ""),
-        "seconds_left": -1,
-        "expired": False,
-        "answered": "",
-        "error": "",
-    }
+    card = Card(
+        id=card_id,
+        reason=str(fields.get("reason") or ""),
+        prompt=prompt_of(fields),
+        kind=kind,
+        fields=[FormField(**f) for f in fields_of(schema)] if kind == "form" else [],
+        edit_args=_edit_args(fields, transcript) if kind == "edit" else "",
+        tool_name=call.name if call else str(metadata.get("tool_name") or ""),
+        expires_at=str(fields.get("expiresAt") or ""),
+    )
     return refresh_expiry(card, now)
 
 
-def refresh_expiry(card: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """Update ``seconds_left`` / ``expired`` for the clock (S11: the boundary counts as expired)."""
-    moment = parse_expiry(card.get("expires_at"))
-    if moment is not None:
-        left = (moment - now).total_seconds()
-        card["expired"] = left <= 0
-        card["seconds_left"] = max(0, int(left + 0.999))
-    return card
+def refresh_expiry(card: Card, now: datetime) -> Card:
+    """A copy with ``seconds_left`` / ``expired`` for the clock (S11: the boundary counts as expired)."""
+    moment = parse_expiry(card.expires_at)
+    if moment is None:
+        return card
+    left = (moment - now).total_seconds()
+    return replace(card, expired=left <= 0, seconds_left=max(0, int(left + 0.999)))
 
 
-def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: Transcript | None) -> list[dict[str, Any]]:
+def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: Transcript | None) -> list[Card]:
     """One card per open interrupt; a legacy set gets one card with an empty id."""
     if pending is None:
         return []
@@ -104,6 +132,6 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
     for interrupt in pending.interrupts:
         card = _card(interrupt.id, interrupt_dict(interrupt), transcript, now)
         answer = answers.get(interrupt.id)
-        card["answered"] = answer.status if answer else ""
+        card.answered = answer.status if answer else ""
         cards.append(card)
     return cards

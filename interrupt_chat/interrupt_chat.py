@@ -92,7 +92,7 @@ def manual_aside() -> rx.Component:
             rx.text("Manual approval", size="1", color_scheme="gray"),
             rx.heading(ManualInterrupt.label, size="3", custom_attrs={"data-testid": "manual-label"}),
             rx.text(ManualInterrupt.value_text, size="2", custom_attrs={"data-testid": "manual-value"}),
-            rx.button("Continue", on_click=ManualInterrupt.resolve({"accepted": True}),
+            rx.button("Continue", on_click=ManualInterrupt.resolve({"accepted": True}, None),
                       disabled=ManualInterrupt.submitting, custom_attrs={"data-testid": "manual-continue"}),
             class_name="ic-aside",
             custom_attrs={"data-testid": "manual-interrupt"},

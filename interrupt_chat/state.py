@@ -13,6 +13,7 @@ request. It never enters a var.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import json
 import logging
@@ -26,7 +27,7 @@ import reflex as rx
 from ag_ui.core import BaseEvent, EventType
 
 from .agui import AgentClient, AgentSession, Decision, MessageView, Transcript
-from .cards import build_cards, interrupt_dict, refresh_expiry
+from .cards import Card, build_cards, interrupt_dict, refresh_expiry
 from .forms import FormError, payload_from_form, validate_payload
 
 __all__ = ["AGENT_URL_ENV", "ChatState", "InterruptState", "JSON", "default_agent_url"]
@@ -42,8 +43,41 @@ _FLUSH_NOW = {EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
 
+
+@dataclasses.dataclass
+class ToolCallRow:
+    id: str
+    name: str
+    status: str  # streaming | running | awaiting_approval | complete | failed
+    args: str
+    result: str
+
+
+@dataclasses.dataclass
+class MessageRow:
+    id: str
+    role: str  # user | assistant | tool | reasoning
+    content: str
+    tool_calls: list[ToolCallRow]
+    streaming: bool
+
 # Runs in flight, by (client token, chat state), so a stop button reaches the background task.
 _LIVE: dict[tuple[str, str], AgentSession] = {}
+
+
+class _ConcreteSubclasses(type(rx.State)):
+    """Metaclass: a plain subclass of a mixin below is a concrete Reflex state of its own.
+
+    Reflex binds inherited event handlers to the class that defined them, so a reusable state
+    must be a mixin; this lets users write ``class Approvals(ic.InterruptState)`` instead of
+    ``class Approvals(ic.InterruptState, rx.State)``.
+    """
+
+    def __new__(mcs, name, bases, namespace, mixin: bool = False, **kwargs):
+        state_bases = [b for b in bases if isinstance(b, type(rx.State))]
+        if not mixin and state_bases and all(b._mixin for b in state_bases):
+            bases = (*bases, rx.State)
+        return super().__new__(mcs, name, bases, namespace, mixin=mixin, **kwargs)
 
 
 def default_agent_url() -> str:
@@ -54,8 +88,10 @@ def default_agent_url() -> str:
     return rx.config.get_config().api_url.rstrip("/") + DEMO_AGENT_PATH
 
 
-class InterruptState(rx.State):
+class InterruptState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
     """One useInterrupt configuration (S16-S20). Subclass it to configure; see the README.
+
+    A Reflex state mixin: every subclass is its own state with its own vars and handlers.
 
     Class attribute ``render_in_chat`` (default True); override ``enabled(event)`` and
     ``handler(props)``. Vars: ``interrupt``, ``interrupts``, ``result``, ``slot_props``,
@@ -69,7 +105,7 @@ class InterruptState(rx.State):
     event: dict[str, Any] | None = None
     result: JSON = None
     slot_props: dict[str, Any] | None = None
-    cards: list[dict[str, Any]] = []
+    cards: list[Card] = []
     submitting: bool = False
 
     _chat_state: ClassVar[type[ChatState] | None] = None
@@ -135,7 +171,7 @@ class InterruptState(rx.State):
         await _answer(self, "resolve", payload, interrupt_id or None)
 
     def _set_card_error(self, interrupt_id: str, message: str) -> None:
-        self.cards = [{**c, "error": message} if c["id"] == interrupt_id else c for c in self.cards]
+        self.cards = [dataclasses.replace(c, error=message) if c.id == interrupt_id else c for c in self.cards]
 
     @classmethod
     def _chat(cls) -> type[ChatState]:
@@ -149,11 +185,14 @@ class InterruptState(rx.State):
         self.result, self.slot_props, self.cards = None, None, []
 
 
-class ChatState(rx.State):
-    """The conversation of one ``chat()``: messages, run status, threads (one per chat instance)."""
+class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
+    """The conversation of one ``chat()``: messages, run status, threads.
 
-    messages: list[dict[str, Any]] = []
-    live: dict[str, Any] = {}  # the message being streamed (pushed alone while it grows)
+    A Reflex state mixin: ``chat()`` makes one concrete subclass per configuration of the chat.
+    """
+
+    messages: list[MessageRow] = []
+    live: list[MessageRow] = []  # the message being streamed, if any (pushed alone while it grows)
     status: str = "idle"  # idle | running | interrupted | error
     error: str = ""
     step: str = ""
@@ -195,7 +234,7 @@ class ChatState(rx.State):
             self.notice = ""
             events = session.send(text)
             self._publish(session, full=True)
-        await _drive(self, type(self), session, events)
+        await _drive(self, self.__class__, session, events)
 
     @rx.event
     def stop(self):
@@ -210,7 +249,7 @@ class ChatState(rx.State):
         self._sessions = {**self._sessions, session.thread_id: session}
         self.thread_id = session.thread_id
         self._publish(session, full=True)
-        return type(self).route_interrupts
+        return self.__class__.route_interrupts
 
     @rx.event
     def switch_thread(self, thread_id: str):
@@ -218,13 +257,13 @@ class ChatState(rx.State):
         if thread_id in self._sessions:
             self.thread_id = thread_id
             self._publish(self._sessions[thread_id], full=True)
-            return type(self).route_interrupts
+            return self.__class__.route_interrupts
 
     @rx.event(background=True)
     async def route_interrupts(self):
         async with self:
-            await _route_pending(self, type(self), self._session())
-        await _tick_expiry(self, type(self))
+            await _route_pending(self, self.__class__, self._session())
+        await _tick_expiry(self, self.__class__)
 
     @rx.event(background=True)
     async def on_load_chat(self):
@@ -232,13 +271,13 @@ class ChatState(rx.State):
         async with self:
             session = self._session()
             self._publish(session, full=True)
-            await _route_pending(self, type(self), session)
-        await _tick_expiry(self, type(self))
+            await _route_pending(self, self.__class__, session)
+        await _tick_expiry(self, self.__class__)
 
     # -- helpers ----------------------------------------------------------------------------------
 
     def _new_session(self) -> AgentSession:
-        return AgentSession(AgentClient(type(self).agent_url or default_agent_url()))
+        return AgentSession(AgentClient(self.__class__.agent_url or default_agent_url()))
 
     def _session(self) -> AgentSession:
         session = self._sessions.get(self.thread_id) if self.thread_id else None
@@ -255,7 +294,8 @@ class ChatState(rx.State):
         live = _live_message(transcript)
         if full or structure or (changed - {live.id if live else None}):
             self.messages = [row for m in transcript.messages if m is not live and (row := _row(m, transcript))]
-        self.live = (_row(live, transcript) or {}) if live else {}
+        live_row = _row(live, transcript) if live else None
+        self.live = [live_row] if live_row else []
         pending = session.tracker.pending
         self.status = ("running" if session.running else "interrupted" if pending is not None
                        else "error" if session.error else "idle")
@@ -393,7 +433,7 @@ async def _tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
     """Count down expiring cards once a second until they expire or the set goes away (S11)."""
     async with state:
         config = await state.get_state(chat_cls.default_config)
-        if not any(c["expires_at"] for c in config.cards) and not chat_cls.configs:
+        if not any(c.expires_at for c in config.cards) and not chat_cls.configs:
             return
     while True:
         await asyncio.sleep(1.0)
@@ -406,9 +446,9 @@ async def _tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
             counting = False
             for config_cls in [*chat_cls.configs, chat_cls.default_config]:
                 config = await state.get_state(config_cls)
-                if config.active and any(c["expires_at"] for c in config.cards):
-                    config.cards = [refresh_expiry(dict(c), now) for c in config.cards]
-                    counting = counting or any(c["expires_at"] and not c["expired"] for c in config.cards)
+                if config.active and any(c.expires_at for c in config.cards):
+                    config.cards = [refresh_expiry(c, now) for c in config.cards]
+                    counting = counting or any(c.expires_at and not c.expired for c in config.cards)
             if not counting:
                 return
 
@@ -433,7 +473,7 @@ def _live_message(transcript: Transcript) -> MessageView | None:
     return last if last is not None and last.streaming and not last.tool_call_ids else None
 
 
-def _row(message: MessageView, transcript: Transcript) -> dict[str, Any] | None:
+def _row(message: MessageView, transcript: Transcript) -> MessageRow | None:
     """A message as a plain dict for ``rx.foreach``; None for what the chat does not draw."""
     role = message.role
     if role not in ("user", "assistant", "tool", "reasoning"):
@@ -442,12 +482,12 @@ def _row(message: MessageView, transcript: Transcript) -> dict[str, Any] | None:
     for call_id in message.tool_call_ids:
         call = transcript.tool_calls.get(call_id)
         if call is not None:
-            calls.append({"id": call.id, "name": call.name, "status": call.status,
-                          "args": _pretty(call.args, call.args_text), "result": call.result or ""})
+            calls.append(ToolCallRow(id=call.id, name=call.name, status=call.status,
+                                     args=_pretty(call.args, call.args_text), result=call.result or ""))
     if role == "assistant" and not message.content and not calls and not message.streaming:
         return None
-    return {"id": message.id, "role": role, "content": message.content, "tool_calls": calls,
-            "streaming": message.streaming}
+    return MessageRow(id=message.id, role=role, content=message.content, tool_calls=calls,
+                      streaming=message.streaming)
 
 
 def _pretty(args: Any, text: str) -> str:

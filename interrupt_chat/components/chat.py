@@ -56,7 +56,7 @@ def _messages(state: type[ChatState]) -> rx.Component:
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"), class_name="ic-empty"),
         ),
         rx.foreach(state.messages, message_row),
-        rx.cond(state.live.length() > 0, message_row(state.live)),
+        rx.foreach(state.live, message_row),
         class_name="ic-messages",
         custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true"},
     )

@@ -47,7 +47,9 @@ class SlotProps:
     def of(cls, state: type[InterruptState]) -> SlotProps:
         props = state.slot_props
         return cls(state=state, event=props["event"], interrupt=props["interrupt"], interrupts=props["interrupts"],
-                   result=props["result"], cards=state.cards, resolve=state.resolve, cancel=state.cancel)
+                   result=props["result"], cards=state.cards,
+                   resolve=lambda payload=None, interrupt_id=None: state.resolve(payload, interrupt_id),
+                   cancel=lambda interrupt_id=None: state.cancel(interrupt_id))
 
 
 def slot_container(state: type[InterruptState], body: rx.Component) -> rx.Component:
@@ -63,48 +65,48 @@ def _testid(name: str, **extra: Any) -> dict[str, Any]:
 
 
 def _hidden_id(card: Any) -> rx.Component:
-    return rx.el.input(type="hidden", name="__interrupt_id", value=card["id"])
+    return rx.el.input(type="hidden", name="__interrupt_id", value=card.id)
 
 
 def _field(field: Any) -> rx.Component:
-    name = field["name"]
+    name = field.name
     control = rx.match(
-        field["type"],
-        ("boolean", rx.el.input(type="checkbox", name=name, default_checked=field["checked"], class_name="ic-check")),
+        field.type,
+        ("boolean", rx.el.input(type="checkbox", name=name, default_checked=field.checked, class_name="ic-check")),
         ("enum", rx.el.select(
             rx.el.option("Choose…", value="", disabled=True),
-            rx.foreach(field["options"], lambda option: rx.el.option(option, value=option)),
-            name=name, default_value=rx.cond(field["default"] != "", field["default"], ""), class_name="ic-input",
+            rx.foreach(field.options, lambda option: rx.el.option(option, value=option)),
+            name=name, default_value=rx.cond(field.default != "", field.default, ""), class_name="ic-input",
         )),
         ("secret", rx.el.input(type="password", name=name, auto_complete="off", class_name="ic-input")),
-        ("integer", rx.el.input(type="number", step="1", name=name, default_value=field["default"], class_name="ic-input")),
-        ("number", rx.el.input(type="number", step="any", name=name, default_value=field["default"], class_name="ic-input")),
-        ("json", rx.el.textarea(name=name, default_value=field["default"], rows=3, class_name="ic-input ic-mono")),
-        rx.el.input(type="text", name=name, default_value=field["default"], class_name="ic-input"),
+        ("integer", rx.el.input(type="number", step="1", name=name, default_value=field.default, class_name="ic-input")),
+        ("number", rx.el.input(type="number", step="any", name=name, default_value=field.default, class_name="ic-input")),
+        ("json", rx.el.textarea(name=name, default_value=field.default, rows=3, class_name="ic-input ic-mono")),
+        rx.el.input(type="text", name=name, default_value=field.default, class_name="ic-input"),
     )
     return rx.el.label(
-        rx.hstack(rx.text(field["label"], size="2", weight="medium"),
-                  rx.cond(field["required"], rx.text("*", color_scheme="red", size="2")), spacing="1"),
+        rx.hstack(rx.text(field.label, size="2", weight="medium"),
+                  rx.cond(field.required, rx.text("*", color_scheme="red", size="2")), spacing="1"),
         control,
-        rx.cond(field["description"] != "", rx.text(field["description"], size="1", color_scheme="gray")),
+        rx.cond(field.description != "", rx.text(field.description, size="1", color_scheme="gray")),
         class_name="ic-field",
     )
 
 
 def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
-    disabled = state.submitting | card["expired"]
+    disabled = state.submitting | card.expired
     cancel = rx.button("Cancel", variant="ghost", color_scheme="gray", type="button",
-                       on_click=state.cancel(card["id"]), disabled=state.submitting,
+                       on_click=state.cancel(card.id), disabled=state.submitting,
                        custom_attrs=_testid("interrupt-cancel"))
     approve_reject = rx.fragment(
-        rx.button("Approve", type="button", on_click=state.resolve({"approved": True}, card["id"]), disabled=disabled,
+        rx.button("Approve", type="button", on_click=state.resolve({"approved": True}, card.id), disabled=disabled,
                   custom_attrs=_testid("interrupt-approve")),
         rx.button("Reject", type="button", color_scheme="red", variant="soft",
-                  on_click=state.resolve({"approved": False}, card["id"]), disabled=disabled,
+                  on_click=state.resolve({"approved": False}, card.id), disabled=disabled,
                   custom_attrs=_testid("interrupt-reject")),
     )
     return rx.match(
-        card["kind"],
+        card.kind,
         ("form", rx.hstack(rx.button("Submit", type="submit", disabled=disabled, custom_attrs=_testid("interrupt-submit")),
                            cancel, spacing="2")),
         rx.hstack(approve_reject, cancel, spacing="2"),
@@ -116,10 +118,10 @@ def _edit(state: type[InterruptState], card: Any) -> rx.Component:
         _hidden_id(card),
         rx.el.details(
             rx.el.summary("Edit arguments and approve", class_name="ic-summary"),
-            rx.el.textarea(name="edited_args", default_value=card["edit_args"], rows=6,
+            rx.el.textarea(name="edited_args", default_value=card.edit_args, rows=6,
                            class_name="ic-input ic-mono", custom_attrs=_testid("interrupt-edit-args")),
             rx.button("Approve with edits", type="submit", size="1", variant="soft",
-                      disabled=state.submitting | card["expired"], custom_attrs=_testid("interrupt-approve-edited")),
+                      disabled=state.submitting | card.expired, custom_attrs=_testid("interrupt-approve-edited")),
             open=True,
             class_name="ic-edit",
         ),
@@ -129,11 +131,11 @@ def _edit(state: type[InterruptState], card: Any) -> rx.Component:
 
 def _expiry(card: Any) -> rx.Component:
     return rx.cond(
-        card["expires_at"] != "",
+        card.expires_at != "",
         rx.cond(
-            card["expired"],
+            card.expired,
             rx.badge("expired", color_scheme="red", variant="soft", custom_attrs=_testid("interrupt-expiry")),
-            rx.badge(rx.text.span("expires in ", card["seconds_left"].to_string(), "s"), color_scheme="amber",
+            rx.badge(rx.text.span("expires in ", card.seconds_left.to_string(), "s"), color_scheme="amber",
                      variant="soft", custom_attrs=_testid("interrupt-expiry")),
         ),
     )
@@ -143,28 +145,28 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
     """One open interrupt: prompt, controls, validation errors in place, Cancel, expiry (S11, S22)."""
     header = rx.hstack(
         rx.icon("hand", size=16),
-        rx.text(card["prompt"], weight="medium", custom_attrs=_testid("interrupt-prompt")),
+        rx.text(card.prompt, weight="medium", custom_attrs=_testid("interrupt-prompt")),
         rx.spacer(),
         _expiry(card),
-        rx.cond(card["answered"] != "", rx.badge(card["answered"], variant="outline", size="1")),
+        rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", size="1")),
         align="center", width="100%",
     )
     body = rx.match(
-        card["kind"],
-        ("form", rx.form(_hidden_id(card), rx.foreach(card["fields"], _field), _buttons(state, card),
+        card.kind,
+        ("form", rx.form(_hidden_id(card), rx.foreach(card.fields, _field), _buttons(state, card),
                          on_submit=state.submit_form, class_name="ic-form")),
         ("edit", rx.vstack(_edit(state, card), _buttons(state, card), spacing="2", width="100%")),
         _buttons(state, card),
     )
     return rx.box(
         header,
-        rx.cond(card["tool_name"] != "", rx.text("Tool: ", rx.code(card["tool_name"]), size="1", color_scheme="gray")),
+        rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name), size="1", color_scheme="gray")),
         body,
-        rx.cond(card["error"] != "", rx.callout(card["error"], color_scheme="red", size="1", icon="triangle_alert",
+        rx.cond(card.error != "", rx.callout(card.error, color_scheme="red", size="1", icon="triangle_alert",
                                                 custom_attrs=_testid("interrupt-error"))),
         class_name="ic-card",
-        custom_attrs={"data-testid": "interrupt-card", "data-interrupt-id": card["id"], "data-reason": card["reason"],
-                      "data-expired": rx.cond(card["expired"], "true", "false")},
+        custom_attrs={"data-testid": "interrupt-card", "data-interrupt-id": card.id, "data-reason": card.reason,
+                      "data-expired": rx.cond(card.expired, "true", "false")},
     )
 
 

@@ -23,11 +23,11 @@ def safe_markdown(source: Any) -> rx.Component:
 
 
 def tool_call_card(call: Any) -> rx.Component:
-    status = call["status"]
+    status = call.status
     return rx.box(
         rx.hstack(
             rx.icon("wrench", size=14),
-            rx.text(call["name"], weight="medium", size="2", class_name="ic-mono"),
+            rx.text(call.name, weight="medium", size="2", class_name="ic-mono"),
             rx.spacer(),
             rx.match(
                 status,
@@ -37,29 +37,29 @@ def tool_call_card(call: Any) -> rx.Component:
             align="center",
             width="100%",
         ),
-        rx.el.pre(call["args"], class_name="ic-args"),
-        rx.cond(call["result"] != "", rx.text("→ ", call["result"], size="1", color_scheme="gray", class_name="ic-result")),
+        rx.el.pre(call.args, class_name="ic-args"),
+        rx.cond(call.result != "", rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result")),
         class_name="ic-tool-call",
-        custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call["id"], "data-status": status},
+        custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-status": status},
     )
 
 
 def _bubble(row: Any, body: rx.Component, role: str) -> rx.Component:
     return rx.box(
         body,
-        rx.foreach(row["tool_calls"], tool_call_card),
+        rx.foreach(row.tool_calls, tool_call_card),
         class_name=f"ic-message ic-{role}",
-        custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row["id"]},
+        custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row.id},
     )
 
 
 def message_row(row: Any) -> rx.Component:
     """Draw one row by role. Agent strings are text or sanitized markdown only (S24)."""
     return rx.match(
-        row["role"],
-        ("user", _bubble(row, rx.text(row["content"], class_name="ic-user-text"), "user")),
-        ("tool", _bubble(row, rx.text(row["content"], size="2", class_name="ic-mono"), "tool")),
-        ("reasoning", rx.box(rx.text(row["content"], size="1", color_scheme="gray"), class_name="ic-reasoning",
+        row.role,
+        ("user", _bubble(row, rx.text(row.content, class_name="ic-user-text"), "user")),
+        ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool")),
+        ("reasoning", rx.box(rx.text(row.content, size="1", color_scheme="gray"), class_name="ic-reasoning",
                              custom_attrs={"data-testid": "reasoning"})),
-        _bubble(row, rx.cond(row["content"] != "", safe_markdown(row["content"])), "assistant"),
+        _bubble(row, rx.cond(row.content != "", safe_markdown(row.content)), "assistant"),
     )
