@@ -383,7 +383,7 @@ async def _route_pending(state: rx.State, chat_cls: type[ChatState], session: Ag
     """Offer the pending set to the configurations in order (S16-S20); inside the lock."""
     pending = session.tracker.pending
     configs = [*chat_cls.configs, chat_cls.default_config]
-    chosen: InterruptState | None = None
+    chosen: type[InterruptState] | None = None
     if pending is not None:
         value = pending.event["value"]
         event = {"name": "on_interrupt", "value": interrupt_dict(value) if hasattr(value, "model_dump") else value}
@@ -392,11 +392,11 @@ async def _route_pending(state: rx.State, chat_cls: type[ChatState], session: Ag
         for config_cls in configs:
             config = await state.get_state(config_cls)
             if config_cls is chat_cls.default_config or _accepts(config, event):
-                chosen = config
+                chosen = config_cls
                 break
     for config_cls in configs:
         config = await state.get_state(config_cls)
-        if config is not chosen:
+        if config_cls is not chosen:
             if config.active:
                 config._clear()
             continue

@@ -1,8 +1,9 @@
 """HTTP POST + SSE transport: one ``RunAgentInput`` in, typed ``ag_ui.core`` events out.
 
-``httpx`` does the HTTP, ``httpx-sse`` the SSE framing (CR/LF/CRLF, multi-line ``data:``,
-comments such as sse-starlette's ``: ping``); this module adds the AG-UI rules and turns every
-failure into an :class:`AgentError` subclass with a message a person can act on.
+``httpx`` does the HTTP (``httpx-sse`` opens the request); :func:`_sse_data` frames the SSE
+body as ``@ag-ui/client`` does (CR/LF/CRLF, multi-line ``data:``, comments such as
+sse-starlette's ``: ping``, a size cap per event); this module adds the AG-UI rules and turns
+every failure into an :class:`AgentError` subclass with a message a person can act on.
 
 A run is read by a private task that feeds a queue, so :meth:`AgentRun.cancel` works from any
 task (a stop button's handler) and closes the HTTP response at once.
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 
 BODY_EXCERPT = 300
 EVENT_STREAM = "text/event-stream"
+MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
 
 
 class AgentError(Exception):
@@ -188,10 +190,8 @@ class AgentRun:
                         raise AgentStreamError(
                             f"the agent did not answer with an event stream (content-type {content_type or 'missing'!r})"
                             + (f": {excerpt}" if excerpt else ""))
-                    async for sse in source.aiter_sse():
-                        if not sse.data:
-                            continue
-                        event = _decode(sse.data)
+                    async for data in _sse_data(response.aiter_text()):
+                        event = _decode(data)
                         if event is not None:
                             yield event
         except httpx.TimeoutException as exc:
@@ -203,6 +203,58 @@ class AgentRun:
             raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {exc or type(exc).__name__}") from None
         except httpx.HTTPError as exc:
             raise AgentConnectionError(f"HTTP error talking to the agent: {exc or type(exc).__name__}") from None
+
+
+async def _sse_data(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The ``data`` of each SSE event, framed as ``@ag-ui/client`` does (``transform/sse.ts``).
+
+    Lines end with CRLF, CR or LF; a blank line ends an event; its ``data:`` lines are joined
+    with a newline; ``event:``/``id:``/``retry:``, other fields and ``:`` comments are ignored;
+    events without data are skipped; an event still open when the body ends is dispatched.
+    One event (or unfinished line) larger than :data:`MAX_EVENT_CHARS` fails the stream.
+    """
+    data: list[str] = []
+    data_chars = 0
+    partial: list[str] = []  # pieces of a line that has not ended yet
+    partial_chars = 0
+    skip_lf = False  # the previous chunk ended with CR: a leading LF completes that CRLF
+
+    def field(line: str) -> str | None:
+        """Apply one line; return the event's data when the line ends it."""
+        nonlocal data, data_chars
+        if not line:
+            joined, data, data_chars = "\n".join(data), [], 0
+            return joined or None
+        name, _, value = line.partition(":")
+        if name == "data":  # a line starting with ":" (comment) has an empty name
+            value = value[1:] if value.startswith(" ") else value
+            data.append(value)
+            data_chars += len(value)
+            if data_chars > MAX_EVENT_CHARS:
+                raise AgentStreamError(f"an event from the agent is larger than {MAX_EVENT_CHARS} characters")
+        return None
+
+    async for text in chunks:
+        if skip_lf and text.startswith("\n"):
+            text = text[1:]
+        skip_lf = text.endswith("\r")
+        *complete, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        for line in complete:
+            if partial:
+                line, partial, partial_chars = "".join(partial) + line, [], 0
+            dispatched = field(line)
+            if dispatched is not None:
+                yield dispatched
+        if rest:
+            partial.append(rest)
+            partial_chars += len(rest)
+        if data_chars + partial_chars > MAX_EVENT_CHARS:
+            raise AgentStreamError(f"an event from the agent is larger than {MAX_EVENT_CHARS} characters")
+    if partial:
+        field("".join(partial))
+    dispatched = field("")
+    if dispatched is not None:
+        yield dispatched
 
 
 def _decode(data: str) -> BaseEvent | None:
