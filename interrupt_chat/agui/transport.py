@@ -235,6 +235,8 @@ async def _sse_data(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
         return None
 
     async for text in chunks:
+        if not text:
+            continue
         if skip_lf and text.startswith("\n"):
             text = text[1:]
         skip_lf = text.endswith("\r")
