@@ -310,6 +310,61 @@ async def test_huge_valid_line_is_delivered_intact():
     assert events[-1].type == EventType.RUN_FINISHED
 
 
+async def test_event_larger_than_the_cap_is_a_stream_error():
+    """As @ag-ui/client (MAX_BUFFER_SIZE, 10 MB): one event may not grow without bound."""
+    from interrupt_chat.agui.transport import MAX_EVENT_CHARS
+
+    body = sse(started()) + b"data: " + b"x" * (MAX_EVENT_CHARS + 10) + b"\n\n" + sse(finished())
+    client = in_process(ScriptedAgent(body))
+    events, error = await collect_until_error(client)
+    assert isinstance(error, AgentStreamError)
+    assert "larger than" in str(error)
+    assert types(events) == ["RUN_STARTED"]
+    await assert_usable(client)
+
+
+async def test_many_data_lines_count_towards_the_cap():
+    from interrupt_chat.agui.transport import MAX_EVENT_CHARS
+
+    line = b"data: " + b"y" * 1000 + b"\n"
+    body = sse(started()) + line * (MAX_EVENT_CHARS // 1000 + 10) + b"\n"
+    _, error = await collect_until_error(in_process(ScriptedAgent(body)))
+    assert isinstance(error, AgentStreamError) and "larger than" in str(error)
+
+
+@pytest.mark.loopback
+async def test_endless_line_ends_the_run_and_the_connection(loopback):
+    closed = threading.Event()
+
+    async def endless():
+        try:
+            yield sse(started())
+            yield b"data: "
+            for _ in range(100_000):
+                yield b"z" * 65536
+                await asyncio.sleep(0)
+        finally:
+            closed.set()
+
+    client = AgentClient(loopback.mount(ScriptedAgent(StreamingResponse(endless(), media_type="text/event-stream"))))
+    events, error = await asyncio.wait_for(collect_until_error(client), 20)
+    assert isinstance(error, AgentStreamError) and types(events) == ["RUN_STARTED"]
+    assert await asyncio.to_thread(closed.wait, 5)
+
+
+async def test_last_event_without_a_blank_line_is_dispatched_at_the_end():
+    """As @ag-ui/client's parser does at completion."""
+    body = sse(started()) + b"data: " + json.dumps(finished()).encode()
+    events = await collect(in_process(ScriptedAgent(body)))
+    assert types(events) == ["RUN_STARTED", "RUN_FINISHED"]
+
+
+async def test_truncated_last_event_is_a_stream_error():
+    body = sse(started()) + b'data: {"type": "RUN_FINI'
+    _, error = await collect_until_error(in_process(ScriptedAgent(body)))
+    assert isinstance(error, AgentStreamError) and "not JSON" in str(error)
+
+
 @pytest.mark.parametrize("payload", ["[1, 2]", '"RUN_STARTED"', "42", "null", "true"])
 async def test_data_that_is_json_but_not_an_object(payload):
     client = in_process(ScriptedAgent(sse(started(), f"data: {payload}\n\n", finished())))
@@ -405,6 +460,28 @@ async def test_data_without_space_after_colon():
     body = b"data:" + json.dumps(started()).encode() + b"\n\n" + sse(finished())
     events = await collect(in_process(ScriptedAgent(body)))
     assert types(events) == ["RUN_STARTED", "RUN_FINISHED"]
+
+
+async def _frames(*chunks: str) -> list[str]:
+    from interrupt_chat.agui.transport import _sse_data
+
+    async def source():
+        for piece in chunks:
+            yield piece
+
+    return [data async for data in _sse_data(source())]
+
+
+async def test_sse_framing_is_independent_of_chunk_boundaries():
+    body = ("data: a\r\n\r\n: ping\r\rdata: b1\ndata:b2\n\nevent: x\rid: 7\rdata: c\r\r"
+            "retry: 5\r\ndata\r\ndata: d\r\n\r\ndata: e")
+    expected = ["a", "b1\nb2", "c", "\nd", "e"]
+    assert await _frames(body) == expected
+    for i in range(len(body) + 1):
+        assert await _frames(body[:i], body[i:]) == expected, i
+        for j in range(i, len(body) + 1, 5):
+            assert await _frames(body[:i], body[i:j], body[j:]) == expected, (i, j)
+    assert await _frames(*body) == expected  # one character at a time
 
 
 # -- queueing -------------------------------------------------------------------------------------
