@@ -97,6 +97,10 @@ class AgentClient:
         """Start a run; iterate the result for its events."""
         if isinstance(run_input, RunAgentInput):
             body = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
+            # always sent (protocol doc section 4): producers on ag-ui-protocol 0.1.x require them,
+            # and exclude_none drops them when unset (or when the last state snapshot was null)
+            for key, empty in (("state", {}), ("tools", []), ("context", []), ("forwardedProps", {})):
+                body.setdefault(key, empty)
         else:
             body = run_input
         return AgentRun(self, body)
