@@ -114,6 +114,17 @@ async def test_each_run_has_a_fresh_run_id_and_the_full_history():
     assert [m["id"] for m in second["messages"]] == ["u1", f"{first['runId']}-m", "u2"]
 
 
+async def test_null_state_snapshot_still_sends_a_state():
+    def null_state(body):
+        return [started(body), {"type": "STATE_SNAPSHOT", "snapshot": None}, finished(body)]
+
+    agent = ScriptedAgent(null_state)
+    session = session_for(agent)
+    await drain(session.send("a"))
+    await drain(session.send("b"))
+    assert "state" in agent.bodies[1]
+
+
 async def test_running_flag_during_the_stream():
     session = session_for(ScriptedAgent())
     flags = [session.running async for _ in session.send("x")]

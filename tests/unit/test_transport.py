@@ -135,6 +135,14 @@ async def test_request_body_state_tools_context_forwarded_props_present_when_emp
     assert "parentRunId" not in body
 
 
+async def test_request_body_fills_state_tools_context_forwarded_props_left_unset():
+    """Doc section 4: always send them; producers on ag-ui-protocol 0.1.x reject input without them."""
+    agent = ScriptedAgent()
+    [e async for e in in_process(agent).run(RunAgentInput(thread_id="t1", run_id="r1", messages=[]))]
+    body = agent.bodies[0]
+    assert (body["state"], body["tools"], body["context"], body["forwardedProps"]) == ({}, [], [], {})
+
+
 async def test_request_body_resume_entries_by_alias():
     from ag_ui.core import ResumeEntry
 
