@@ -8,11 +8,16 @@ errors to show in place. Masked (secret) values are never logged or echoed in er
 from __future__ import annotations
 
 import json
+import logging
+import re
 from typing import Any
 
 import jsonschema
+from referencing.exceptions import Unresolvable
 
 __all__ = ["FormError", "approval_kind", "fields_of", "is_secret", "payload_from_form", "validate_payload"]
+
+log = logging.getLogger(__name__)
 
 FIELD_TYPES = ("boolean", "enum", "string", "number", "integer", "secret", "json")
 
@@ -52,8 +57,10 @@ def _field_type(prop: dict[str, Any]) -> str:
     kind = prop.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
+    if kind in ("string", None) and is_secret(prop):  # S22: masked, typed or not
+        return "secret"
     if kind == "string":
-        return "secret" if is_secret(prop) else "string"
+        return "string"
     if kind in ("boolean", "number", "integer"):
         return kind
     return "json"  # objects, arrays, untyped: edited as JSON text
@@ -61,7 +68,8 @@ def _field_type(prop: dict[str, Any]) -> str:
 
 def fields_of(schema: Any) -> list[dict[str, Any]]:
     """The form fields for a schema, in property order. Plain data, ready for a UI to draw."""
-    required = set(schema.get("required") or []) if isinstance(schema, dict) else set()
+    listed = schema.get("required") if isinstance(schema, dict) else None
+    required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
     fields = []
     for name, prop in _properties(schema).items():
         prop = prop if isinstance(prop, dict) else {}
@@ -72,19 +80,28 @@ def fields_of(schema: Any) -> list[dict[str, Any]]:
             "label": str(prop.get("title") or name),
             "description": str(prop.get("description") or ""),
             "type": kind,
-            "options": [str(o) for o in prop.get("enum", [])] if kind == "enum" else [],
+            "options": [_option_text(o) for o in prop.get("enum", [])] if kind == "enum" else [],
             "required": name in required,
-            "default": "" if default is None or kind == "secret" else (json.dumps(default) if kind == "json" else str(default)),
+            "default": ("" if default is None or kind == "secret" else json.dumps(default) if kind == "json"
+                        else _option_text(default) if kind == "enum" else str(default)),
             "checked": default is True,
         })
     return fields
+
+
+def _option_text(option: Any) -> str:
+    """An enum option as the form shows and submits it: strings as they are, other values as JSON."""
+    return option if isinstance(option, str) else json.dumps(option)
+
+
+_ABSENT = object()  # an empty optional field: left out of the payload (a chosen ``null`` is kept)
 
 
 def _coerce(kind: str, prop: dict[str, Any], raw: Any, present: bool) -> Any:
     if kind == "boolean":
         return raw not in (None, "", "off", "false", False)
     if not present or raw in (None, ""):
-        return None
+        return _ABSENT
     text = str(raw)
     if kind == "integer":
         try:
@@ -98,7 +115,7 @@ def _coerce(kind: str, prop: dict[str, Any], raw: Any, present: bool) -> Any:
             raise ValueError("must be a number") from None
     if kind == "enum":
         for option in prop["enum"]:  # keep the option's own JSON type
-            if str(option) == text:
+            if _option_text(option) == text:
                 return option
         raise ValueError("is not one of the choices")
     if kind == "json":
@@ -125,7 +142,7 @@ def payload_from_form(schema: Any, form: dict[str, Any]) -> dict[str, Any]:
         except ValueError as exc:
             errors[name] = f"{prop.get('title') or name} {exc}"
             continue
-        if value is not None:
+        if value is not _ABSENT:
             payload[name] = value
     if errors:
         raise FormError(errors)
@@ -143,15 +160,24 @@ def validate_payload(schema: Any, payload: Any) -> None:
     except jsonschema.SchemaError:
         return  # an agent's broken schema cannot be enforced; the agent will judge the answer
     validator = validator_cls(schema)
+    try:
+        found = sorted(validator.iter_errors(payload), key=lambda e: [str(p) for p in e.path])
+    except (Unresolvable, re.error) as exc:  # e.g. a $ref to nowhere: cannot be enforced either
+        log.warning("cannot validate against the interrupt's responseSchema: %s", type(exc).__name__)
+        return
     errors: dict[str, str] = {}
     props = _properties(schema)
-    for error in sorted(validator.iter_errors(payload), key=lambda e: list(e.path)):
+    holds_secret = isinstance(payload, dict) and any(is_secret(props.get(k)) for k in payload)
+    for error in found:
         field = str(error.path[0]) if error.path else ""
         if error.validator == "required" and not error.path:
             missing = error.message.split("'")[1] if "'" in error.message else ""
-            field, message = missing, f"{props.get(missing, {}).get('title') or missing} is required"
+            prop = props.get(missing)
+            field, message = missing, f"{(prop.get('title') if isinstance(prop, dict) else None) or missing} is required"
         elif is_secret(props.get(field)):
             message = f"{field} is not valid ({error.validator})"  # never echo a secret
+        elif not error.path and holds_secret:  # a whole-form message quotes the whole payload (S23)
+            message = f"The answer does not fit the requested schema ({error.validator})."
         else:
             message = error.message
         errors.setdefault(field, message)
