@@ -112,8 +112,8 @@ def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, n
 def refresh_expiry(card: Card, now: datetime) -> Card:
     """A copy with ``seconds_left`` / ``expired`` for the clock (S11: the boundary counts as expired)."""
     moment = parse_expiry(card.expires_at)
-    if moment is None:
-        return card
+    if moment is None:  # no or unparseable expiresAt: never expires (S11); still a copy, as documented
+        return replace(card)
     left = (moment - now).total_seconds()
     return replace(card, expired=left <= 0, seconds_left=max(0, int(left + 0.999)))
 
