@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Every test: set-up (idempotent), the core's no-Reflex contract, unit tests, browser tests.
+# Unit and browser tests run as separate pytest processes (AppHarness reloads the app module).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+. scripts/env.sh
+py=.venv/bin/python
+$py -c "import sys, interrupt_chat.agui; assert 'reflex' not in sys.modules, 'interrupt_chat.agui imports reflex'"
+echo "contract: interrupt_chat.agui imports without reflex"
+$py -m pytest -q -p no:cacheprovider tests/unit "$@"
+$py -m pytest -q -p no:cacheprovider tests/e2e "$@"

@@ -1,0 +1,167 @@
+"""Browser tests: real Chromium (Debian's) driving the real Reflex app (AppHarness).
+
+The app talks to a scripted demo agent served on its own loopback port through
+``INTERRUPT_CHAT_AGENT_URL`` — the way an outside acceptance suite drives the site — so tests can
+read what the agent received from its store. ``RX_HARNESS=prod`` runs the static-export harness.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from interrupt_chat.demo_agent import create_app as create_demo_agent
+from tests.unit.agents import serve_in_thread
+
+APP_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = APP_ROOT / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+EXPIRES_IN = 6.0  # the demo agent's "expiring" scenario, shortened for the tests
+
+expect.set_options(timeout=20_000)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    launch = {**browser_type_launch_args, "args": CHROMIUM_ARGS}
+    if CHROMIUM:
+        launch["executable_path"] = CHROMIUM
+    return launch
+
+
+@dataclass
+class DemoAgent:
+    app: Any
+    url: str
+
+    @property
+    def store(self):
+        return self.app.state.store
+
+    def records(self, thread_id: str | None = None) -> list[dict[str, Any]]:
+        return self.store.records(thread_id)
+
+    def last_thread(self) -> str:
+        records = self.records()
+        assert records, "the agent received nothing"
+        return records[-1]["threadId"]
+
+
+class LogCapture(logging.Handler):
+    """Every log record of the test process (the backend runs in it), for S23 checks."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.lines.append(record.getMessage())
+        except Exception:  # noqa: BLE001 - a broken record must not break the app
+            self.lines.append(str(record.msg))
+
+
+@pytest.fixture(scope="session")
+def demo_agent() -> Iterator[DemoAgent]:
+    app = create_demo_agent(delay=0.005, expires_in=EXPIRES_IN)
+    with serve_in_thread(app) as base_url:
+        yield DemoAgent(app, base_url + "/")
+
+
+@pytest.fixture(scope="session")
+def log_capture() -> Iterator[LogCapture]:
+    handler = LogCapture()
+    root = logging.getLogger()
+    previous = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    yield handler
+    root.removeHandler(handler)
+    root.setLevel(previous)
+
+
+@pytest.fixture(scope="session")
+def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture):
+    from reflex.testing import AppHarness, AppHarnessProd
+
+    os.environ["INTERRUPT_CHAT_AGENT_URL"] = demo_agent.url
+    harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else AppHarness
+    with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:
+        yield harness
+
+
+@pytest.fixture
+def agent_url(demo_agent: DemoAgent):
+    """Point new chat sessions at another agent for one test (sessions read the URL when created)."""
+    def use(url: str) -> None:
+        os.environ["INTERRUPT_CHAT_AGENT_URL"] = url
+    yield use
+    os.environ["INTERRUPT_CHAT_AGENT_URL"] = demo_agent.url
+
+
+@pytest.fixture
+def app_url(reflex_app) -> str:
+    return reflex_app.frontend_url.rstrip("/")
+
+
+class Chat:
+    """The demo site's chat, driven only through the DOM contract (contracts §3)."""
+
+    def __init__(self, page: Page, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url
+
+    def open(self, path: str = "/") -> Chat:
+        self.page.goto(self.base_url + path)
+        expect(self.page.get_by_test_id("chat-input")).to_be_visible(timeout=120_000)
+        expect(self.status).to_have_attribute("data-status", "idle")
+        return self
+
+    @property
+    def status(self):
+        return self.page.get_by_test_id("run-status")
+
+    @property
+    def input(self):
+        return self.page.get_by_test_id("chat-input")
+
+    def send(self, text: str) -> None:
+        expect(self.input).to_be_enabled()
+        self.input.fill(text)
+        self.input.press("Enter")
+
+    def wait(self, status: str, timeout: float = 20_000) -> None:
+        expect(self.status).to_have_attribute("data-status", status, timeout=timeout)
+
+    def cards(self):
+        return self.page.get_by_test_id("interrupt-card")
+
+    def card(self, index: int = 0):
+        return self.cards().nth(index)
+
+    def messages(self, role: str):
+        return self.page.locator(f'[data-testid="message"][data-role="{role}"]')
+
+    def last_assistant_text(self) -> str:
+        return self.messages("assistant").last.inner_text()
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{re.sub(r'[^a-z0-9_-]+', '-', name.lower())}.png"), full_page=True)
+
+
+@pytest.fixture
+def chat(page: Page, app_url: str) -> Chat:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return Chat(page, app_url)
