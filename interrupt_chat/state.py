@@ -297,8 +297,9 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
         live_row = _row(live, transcript) if live else None
         self.live = [live_row] if live_row else []
         pending = session.tracker.pending
-        self.status = ("running" if session.running else "interrupted" if pending is not None
-                       else "error" if session.error else "idle")
+        # The last run's failure wins over a re-offered set (S15): the error is what just happened.
+        self.status = ("running" if session.running else "error" if session.error
+                       else "interrupted" if pending is not None else "idle")
         self.error = session.error or ""
         self.step = transcript.step or ""
         self.locked = pending is not None
