@@ -233,7 +233,7 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
                 return
             self.notice = ""
             events = session.send(text)
-            self._publish(session, full=True)
+            self._publish(session, full=True, starting=True)
         await _drive(self, self.__class__, session, events)
 
     @rx.event
@@ -287,8 +287,11 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
             self.thread_id = session.thread_id
         return session
 
-    def _publish(self, session: AgentSession, *, full: bool = False) -> None:
-        """Copy the session's transcript and status into vars (inside the lock)."""
+    def _publish(self, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
+        """Copy the session's transcript and status into vars (inside the lock).
+
+        ``starting``: a run is about to start; show it as running already.
+        """
         transcript = session.transcript
         structure, changed = transcript.take_changes()
         live = _live_message(transcript)
@@ -298,7 +301,7 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
         self.live = [live_row] if live_row else []
         pending = session.tracker.pending
         # The last run's failure wins over a re-offered set (S15): the error is what just happened.
-        self.status = ("running" if session.running else "error" if session.error
+        self.status = ("running" if session.running or starting else "error" if session.error
                        else "interrupted" if pending is not None else "idle")
         self.error = session.error or ""
         self.step = transcript.step or ""
@@ -360,7 +363,7 @@ async def _answer(config: InterruptState, verb: str, payload: Any, interrupt_id:
         events = session.submit(decision) if decision.sends else None
         if decision.sends:
             _apply_edited_args(session, decision)
-        chat._publish(session, full=True)
+        chat._publish(session, full=True, starting=decision.sends)
         await _route_pending(config, chat_cls, session, keep_result=True)
         if decision.sends:
             config.submitting = True

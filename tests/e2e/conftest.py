@@ -137,9 +137,12 @@ class Chat:
         return self.page.get_by_test_id("chat-input")
 
     def send(self, text: str) -> None:
+        """Type and press Enter; returns once the message is in the transcript (the run started)."""
         expect(self.input).to_be_enabled()
+        sent = self.messages("user").count()
         self.input.fill(text)
         self.input.press("Enter")
+        expect(self.messages("user")).to_have_count(sent + 1)
 
     def wait(self, status: str, timeout: float = 20_000) -> None:
         expect(self.status).to_have_attribute("data-status", status, timeout=timeout)
