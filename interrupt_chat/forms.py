@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 import jsonschema
+
+from .agui.interrupts import is_secret_schema
 from referencing.exceptions import Unresolvable
 
 __all__ = ["FormError", "approval_kind", "fields_of", "is_secret", "payload_from_form", "validate_payload"]
@@ -48,7 +50,8 @@ def approval_kind(schema: Any) -> str:
 
 
 def is_secret(prop: Any) -> bool:
-    return isinstance(prop, dict) and (prop.get("format") == "password" or prop.get("writeOnly") is True)
+    """A masked field (S22): ``format: password`` or ``writeOnly: true``."""
+    return is_secret_schema(prop)
 
 
 def _field_type(prop: dict[str, Any]) -> str:

@@ -307,8 +307,12 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
         self.step = transcript.step or ""
         self.locked = pending is not None
         if full or self.status != "running":
-            self._sessions = {**self._sessions, session.thread_id: session}  # persist (S25)
-            self.threads = _threads(self._sessions, self.thread_id)
+            self._store(session)
+
+    def _store(self, session: AgentSession) -> None:
+        """Persist the session with the state (S25) and refresh the thread list."""
+        self._sessions = {**self._sessions, session.thread_id: session}
+        self.threads = _threads(self._sessions, self.thread_id)
 
 
 # -- running the agent ------------------------------------------------------------------------------
@@ -325,17 +329,21 @@ async def _drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessi
             if event.type in _FLUSH_NOW or now - last_push >= _PUSH_INTERVAL:
                 async with state:
                     chat = await _chat_of(state, chat_cls)
-                    chat._publish(session)
-                    if event.type == EventType.RUN_STARTED:
-                        await _route_pending(state, chat_cls, session)  # S4: the card goes away
+                    if chat.thread_id == session.thread_id:  # the view may show another thread now
+                        chat._publish(session)
+                        if event.type == EventType.RUN_STARTED:
+                            await _route_pending(state, chat_cls, session)  # S4: the card goes away
                 last_push = now
     finally:
         if _LIVE.get(key) is session:
             del _LIVE[key]
         async with state:
             chat = await _chat_of(state, chat_cls)
-            chat._publish(session, full=True)
-            await _route_pending(state, chat_cls, session)
+            if chat.thread_id == session.thread_id:
+                chat._publish(session, full=True)
+                await _route_pending(state, chat_cls, session)
+            else:
+                chat._store(session)
     await _tick_expiry(state, chat_cls)
 
 

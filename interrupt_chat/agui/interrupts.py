@@ -19,7 +19,7 @@ from ag_ui.core import BaseEvent, EventType, Interrupt, ResumeEntry
 
 from .events import MalformedEvent, parse_event
 
-__all__ = ["Decision", "InterruptTracker", "Pending", "is_expired", "parse_expiry"]
+__all__ = ["Decision", "InterruptTracker", "Pending", "is_expired", "is_secret_schema", "parse_expiry"]
 
 log = logging.getLogger(__name__)
 
@@ -132,12 +132,19 @@ class InterruptTracker:
         self._finalized: tuple[_RunCollection, Pending | None] | None = None  # last run, its owed set
         self.error: str | None = None
 
-    # -- pickling: unsent answers may hold secrets (S23), so they never leave the process --------
+    # -- pickling: an unsent answer holding a secret (S23) never leaves the process -------------
 
     def __getstate__(self) -> dict[str, Any]:
+        """State for a state manager: answers with a masked field's value are left out (S23).
+
+        Everything else survives a round trip (Redis pickles between events): the other answers
+        still accumulate (S7) and the seal still holds (S10); a dropped answer is asked again.
+        """
         state = self.__dict__.copy()
-        state["_answers"] = {}
-        state["_sealed"] = False
+        schemas = {i.id: i.response_schema for i in self.pending.interrupts} if self.pending else {}
+        state["_answers"] = {k: v for k, v in self._answers.items() if not _holds_secret(schemas.get(k), v.payload)}
+        if len(state["_answers"]) < len(self._answers):
+            state["_sealed"] = False
         state.pop("_now", None)
         return state
 
@@ -346,6 +353,18 @@ class InterruptTracker:
             command = {"resume": payload, **command}
         self._sealed = True
         return Decision("legacy-resume", forwarded_props={"command": command}, parent_run_id=pending.run_id)
+
+
+def is_secret_schema(prop: Any) -> bool:
+    """A JSON Schema property whose value is a secret: ``format: password`` or ``writeOnly``."""
+    return isinstance(prop, dict) and (prop.get("format") == "password" or prop.get("writeOnly") is True)
+
+
+def _holds_secret(schema: Any, payload: Any) -> bool:
+    if not isinstance(payload, dict) or not isinstance(schema, dict):
+        return False
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return any(is_secret_schema(props.get(key)) for key in payload)
 
 
 def _legacy_value(value: Any) -> Any:

@@ -409,13 +409,27 @@ def test_unknown_and_malformed_events_never_raise():
     assert t.pending is None
 
 
-def test_pickle_drops_unsent_answers_s23():
-    t = standard("a", "b")
+SECRET_SCHEMA = {"type": "object", "properties": {"api_key": {"type": "string", "format": "password"}}}
+
+
+def test_s23_pickle_leaves_out_answers_holding_a_secret():
+    t = InterruptTracker()
+    run(t, finished("r1", intr("a", responseSchema=SECRET_SCHEMA), intr("b"), intr("c")))
     t.resolve({"api_key": "s3cr3t"}, "a")
+    t.resolve({"note": "kept"}, "b")
     blob = pickle.dumps(t)
     assert b"s3cr3t" not in blob
     restored = pickle.loads(blob)
-    assert [i.id for i in restored.pending.interrupts] == ["a", "b"] and restored.answers == {}
+    assert [i.id for i in restored.pending.interrupts] == ["a", "b", "c"]
+    assert set(restored.answers) == {"b"}  # S7 still accumulates across a round trip; "a" is asked again
+
+
+def test_s10_seal_survives_a_round_trip():
+    t = standard("a", "b")
+    t.resolve(1, "a")
+    assert t.resolve(2, "b").kind == "resume"
+    restored = pickle.loads(pickle.dumps(t))
+    assert restored.sealed and restored.resolve(3, "a").kind == "ignored"
 
 
 def test_decision_is_plain_data():
