@@ -174,8 +174,6 @@ def _api() -> Starlette:
 
 
 app = rx.App(
-    theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"),
-    stylesheets=["/interrupt_chat.css"],
     api_transformer=_api(),
 )
 app.add_page(index, route="/", title="interrupt_chat")

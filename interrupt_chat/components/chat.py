@@ -16,6 +16,9 @@ __all__ = ["chat", "chat_state", "run_status"]
 
 RenderFn = Callable[[SlotProps], rx.Component]
 
+# Shipped with the package (a Reflex shared asset), so an app embedding the chat gets its styles.
+STYLESHEET = rx.asset("interrupt_chat.css", shared=True)
+
 
 def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]]) -> str:
     names = [config.get_full_name() for config, _ in interrupts]
@@ -76,6 +79,7 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
     interrupts = list(interrupts or [])
     state = chat_state(agent_url, interrupts)
     return rx.box(
+        rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
         rx.hstack(run_status(state), rx.spacer(), header or rx.fragment(), align="center", width="100%",
                   class_name="ic-toolbar"),
