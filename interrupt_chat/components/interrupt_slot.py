@@ -46,8 +46,8 @@ class SlotProps:
     @classmethod
     def of(cls, state: type[InterruptState]) -> SlotProps:
         props = state.slot_props
-        return cls(state=state, event=props["event"], interrupt=props["interrupt"], interrupts=props["interrupts"],
-                   result=props["result"], cards=state.cards,
+        return cls(state=state, event=props["event"].to(dict[str, Any]), interrupt=props["interrupt"].to(dict[str, Any]),
+                   interrupts=props["interrupts"].to(list[dict[str, Any]]), result=props["result"], cards=state.cards,
                    resolve=lambda payload=None, interrupt_id=None: state.resolve(payload, interrupt_id),
                    cancel=lambda interrupt_id=None: state.cancel(interrupt_id))
 
