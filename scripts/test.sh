@@ -9,4 +9,5 @@ py=.venv/bin/python
 $py -c "import sys, interrupt_chat.agui; assert 'reflex' not in sys.modules, 'interrupt_chat.agui imports reflex'"
 echo "contract: interrupt_chat.agui imports without reflex"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
-$py -m pytest -q -p no:cacheprovider tests/e2e "$@"
+$py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite)
+RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e "$@"    # production build
