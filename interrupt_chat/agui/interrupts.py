@@ -288,8 +288,8 @@ class InterruptTracker:
         if self.is_expired(target):
             log.info("interrupt %s has expired; it can only be cancelled", target.id)
             return Decision("expired", interrupt_id=target.id)
-        entry = ResumeEntry(interrupt_id=target.id, status="resolved", payload=payload)
-        return self._record(pending, entry)
+        given = {} if payload is None else {"payload": payload}  # S7: no payload key unless given
+        return self._record(pending, ResumeEntry(interrupt_id=target.id, status="resolved", **given))
 
     def cancel(self, interrupt_id: str | None = None) -> Decision:
         """Abandon one interrupt (S6); always allowed, expired or not (S11). Legacy: S14."""

@@ -219,6 +219,7 @@ def test_s07_multi_interrupt_resumes_once_in_array_order():
         {"interruptId": "b", "status": "resolved"},  # no payload given: no payload key
         {"interruptId": "c", "status": "resolved", "payload": {"x": 3}},
     ]
+    assert "payload" not in d.resume[1].model_fields_set  # not even as an explicit None
     assert t.resolve(1, "a").kind == "ignored"  # and only once
 
 
