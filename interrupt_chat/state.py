@@ -443,10 +443,8 @@ async def _call_handler(config: InterruptState, props: dict[str, Any]) -> Any:
 
 async def _tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
     """Count down expiring cards once a second until they expire or the set goes away (S11)."""
-    async with state:
-        config = await state.get_state(chat_cls.default_config)
-        if not any(c.expires_at for c in config.cards) and not chat_cls.configs:
-            return
+    if not await _counting_down(state, chat_cls):
+        return
     while True:
         await asyncio.sleep(1.0)
         async with state:
@@ -463,6 +461,16 @@ async def _tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
                     counting = counting or any(c.expires_at and not c.expired for c in config.cards)
             if not counting:
                 return
+
+
+async def _counting_down(state: rx.State, chat_cls: type[ChatState]) -> bool:
+    """Whether an active configuration shows a card with an expiry."""
+    async with state:
+        for config_cls in [*chat_cls.configs, chat_cls.default_config]:
+            config = await state.get_state(config_cls)
+            if config.active and any(c.expires_at for c in config.cards):
+                return True
+    return False
 
 
 def _schema_of(chat: ChatState, interrupt_id: str) -> Any:
