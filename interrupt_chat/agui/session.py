@@ -50,10 +50,11 @@ class AgentSession:
         self.error: str | None = None
         self.last_run_id: str | None = None
         self._run: AgentRun | None = None
+        self._claimed = False  # send()/submit() returned a run that has not started streaming yet
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["_run"] = None  # a live HTTP run never leaves the process
+        state["_run"], state["_claimed"] = None, False  # a live HTTP run never leaves the process
         return state
 
     # -- building inputs -------------------------------------------------------------------------
@@ -70,10 +71,21 @@ class AgentSession:
 
     @property
     def running(self) -> bool:
-        return self._run is not None
+        """A run is in flight, or was handed out by ``send``/``submit`` and is about to start."""
+        return self._claimed or self._run is not None
+
+    def _claim(self) -> None:
+        if self.running:
+            raise RuntimeError(f"a run is already in flight on thread {self.thread_id}")
+        self._claimed = True
 
     def send(self, text: str, *, message_id: str | None = None) -> AsyncIterator[BaseEvent]:
-        """Add a user message and run the agent on it."""
+        """Add a user message and run the agent on it (iterate the result to run it).
+
+        Raises:
+            RuntimeError: a run is already in flight on this thread (one run at a time).
+        """
+        self._claim()
         self.transcript.add_user_message(message_id or new_id("msg"), text)
         return self.stream(self.build_input())
 
@@ -85,6 +97,7 @@ class AgentSession:
             run_input = self.build_input(forwarded_props=decision.forwarded_props, parent_run_id=decision.parent_run_id)
         else:
             return _no_events()
+        self._claim()
         return self.stream(run_input, resuming=True)
 
     def cancel(self) -> bool:
@@ -96,6 +109,7 @@ class AgentSession:
 
     async def stream(self, run_input: RunAgentInput, *, resuming: bool = False) -> AsyncIterator[BaseEvent]:
         """Run the agent; yield each event after it has been applied to transcript and tracker."""
+        self._claimed = False
         self.error = None
         self.last_run_id = run_input.run_id
         self.transcript.status, self.transcript.error = "running", None

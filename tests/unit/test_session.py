@@ -131,6 +131,20 @@ async def test_running_flag_during_the_stream():
     assert all(flags) and not session.running
 
 
+async def test_one_run_at_a_time_from_the_moment_send_returns():
+    agent = ScriptedAgent(lambda body: echo_run(body, "one"), lambda body: echo_run(body, "two"))
+    session = session_for(agent)
+    first = session.send("a", message_id="u1")
+    assert session.running  # claimed before the first event: a double Enter cannot start two runs
+    with pytest.raises(RuntimeError, match="already in flight"):
+        session.send("b")
+    assert [m.id for m in session.transcript.messages] == ["u1"]  # the refused message was not added
+    await drain(first)
+    assert not session.running
+    await drain(session.send("b"))
+    assert len(agent.bodies) == 2
+
+
 def test_cancel_with_nothing_running_returns_false():
     assert AgentSession("http://127.0.0.1:9/").cancel() is False
 
