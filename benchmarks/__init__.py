@@ -1,0 +1,1 @@
+"""Benchmark scripts that print ratios (see ``benchmarks/README.md``); never timed assertions."""
