@@ -29,6 +29,7 @@ from ag_ui.core import BaseEvent, EventType
 from .agui import AgentClient, AgentSession, Decision, MessageView, Transcript
 from .cards import Card, build_cards, interrupt_dict, refresh_expiry
 from .forms import FormError, payload_from_form, validate_payload
+from .thread_store import thread_store
 
 __all__ = ["AGENT_URL_ENV", "ChatState", "InterruptState", "JSON", "default_agent_url"]
 
@@ -269,6 +270,7 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
     async def on_load_chat(self):
         """Page (re)load: re-surface the pending set (S25) and restart expiry countdowns."""
         async with self:
+            self._restore()
             session = self._session()
             self._publish(session, full=True)
             await _route_pending(self, self.__class__, session)
@@ -310,9 +312,29 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
             self._store(session)
 
     def _store(self, session: AgentSession) -> None:
-        """Persist the session with the state (S25) and refresh the thread list."""
+        """Persist the session with the state and in the thread store (S25); refresh the thread list."""
         self._sessions = {**self._sessions, session.thread_id: session}
         self.threads = _threads(self._sessions, self.thread_id)
+        store, owner = thread_store(), self._owner()
+        if store is not None and owner:
+            try:
+                store.save(owner, self._sessions, self.thread_id)
+            except Exception:  # noqa: BLE001 - persistence must never break the chat
+                log.exception("thread store: could not save")
+
+    def _restore(self) -> None:
+        """A fresh state for a known tab (after a backend restart): bring its threads back (S25)."""
+        store, owner = thread_store(), self._owner()
+        if self._sessions or store is None or not owner:
+            return
+        saved = store.load(owner)
+        if saved is not None:
+            self._sessions, self.thread_id = saved
+            self.threads = _threads(self._sessions, self.thread_id)
+
+    def _owner(self) -> str:
+        token = self.router.session.client_token
+        return f"{token}|{self.get_full_name()}" if token else ""
 
 
 # -- running the agent ------------------------------------------------------------------------------

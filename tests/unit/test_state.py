@@ -729,3 +729,31 @@ async def test_s07_answers_accumulate_across_a_state_round_trip(plain: Harness):
     await Default.resolve.fn(default, {"approved": True}, tool_id)
     records = plain.records()
     assert len(records) == 2 and [e["status"] for e in records[1]["resume"]] == ["resolved", "resolved", "cancelled"]
+
+
+async def test_s25_pending_set_survives_a_backend_restart(chats, agents, monkeypatch, tmp_path):
+    """``reflex run`` wipes its disk states on start: the thread store brings the tab's threads back."""
+    from reflex.istate.data import SessionData
+
+    monkeypatch.setenv("INTERRUPT_CHAT_THREAD_STORE", str(tmp_path / "threads.db"))
+    before = harness(chats, agents, "plain")
+    before.root.rx_router_session = SessionData(client_token="tab-restart", client_ip="", session_id="s1")
+    await before.send("multi")
+    ids, thread = before.ids(), before.chat.thread_id
+    default = await before.config()
+    await before.cls.default_config.cancel.fn(default, ids[2])  # an unmasked answer, recorded
+
+    after = harness(chats, agents, "plain")  # a fresh state tree: what a restarted backend has
+    after.root.rx_router_session = SessionData(client_token="tab-restart", client_ip="", session_id="s2")
+    await after.cls.on_load_chat.fn(after.chat)
+    assert after.chat.thread_id == thread and after.chat.locked and after.chat.status == "interrupted"
+    restored = await after.config()
+    assert [c.id for c in restored.cards] == ids and [c.answered for c in restored.cards] == ["", "", "cancelled"]
+    await after.cls.default_config.resolve.fn(restored, {"color": "red"}, ids[1])
+    await after.cls.default_config.resolve.fn(restored, {"approved": True}, ids[0])
+    assert [e["status"] for e in after.records(thread)[-1]["resume"]] == ["resolved", "resolved", "cancelled"]
+
+    stranger = harness(chats, agents, "plain")
+    stranger.root.rx_router_session = SessionData(client_token="another-tab", client_ip="", session_id="s3")
+    await stranger.cls.on_load_chat.fn(stranger.chat)
+    assert stranger.chat.thread_id != thread and stranger.chat.locked is False
