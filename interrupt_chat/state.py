@@ -40,7 +40,8 @@ DEMO_AGENT_PATH = "/demo-agent/"
 PUSHES_PER_SECOND = 20
 _PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
 _FLUSH_NOW = {EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
-              EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT}
+              EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
+              EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED}
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
 
@@ -192,8 +193,8 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
     A Reflex state mixin: ``chat()`` makes one concrete subclass per configuration of the chat.
     """
 
-    messages: list[MessageRow] = []
-    live: list[MessageRow] = []  # the message being streamed, if any (pushed alone while it grows)
+    messages: list[MessageRow] = []  # the history: rows before the current (or last) run
+    live: list[MessageRow] = []  # what the current run added; pushed alone while it streams
     status: str = "idle"  # idle | running | interrupted | error
     error: str = ""
     step: str = ""
@@ -295,12 +296,19 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
         ``starting``: a run is about to start; show it as running already.
         """
         transcript = session.transcript
-        structure, changed = transcript.take_changes()
-        live = _live_message(transcript)
-        if full or structure or (changed - {live.id if live else None}):
-            self.messages = [row for m in transcript.messages if m is not live and (row := _row(m, transcript))]
-        live_row = _row(live, transcript) if live else None
-        self.live = [live_row] if live_row else []
+        history, tail = transcript.take_changes()
+        if session.running or starting:
+            # While a run streams, the history stays put and only its own messages (the tail) are
+            # pushed: one small var instead of the whole conversation at every push.
+            split = transcript.tail_start
+            if full or history:
+                _assign(self, "messages", _rows(transcript.messages[:split], transcript))
+            if full or tail:
+                self.live = _rows(transcript.messages[split:], transcript)
+        elif full or history or tail or self.live:  # between runs: one list (sent once per run)
+            _assign(self, "messages", _rows(transcript.messages, transcript))
+            if self.live:
+                self.live = []
         pending = session.tracker.pending
         # The last run's failure wins over a re-offered set (S15): the error is what just happened.
         self.status = ("running" if session.running or starting else "error" if session.error
@@ -341,22 +349,46 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
 
 async def _drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
                  events: AsyncIterator[BaseEvent]) -> None:
-    """Stream a run, publishing at most PUSHES_PER_SECOND times a second, then surface (S3)."""
+    """Stream a run, publishing at most PUSHES_PER_SECOND times a second, then surface (S3).
+
+    Lifecycle events push at once; other changes are pushed at the next tick, and a change
+    followed by silence (a slow tool, the end of an answer) is still pushed one tick later.
+    """
     key = (state.router.session.client_token, chat_cls.get_full_name())
     _LIVE[key] = session
-    last_push = 0.0
+
+    async def push(route: bool = False) -> None:
+        async with state:
+            chat = await _chat_of(state, chat_cls)
+            if chat.thread_id == session.thread_id:  # the view may show another thread now
+                chat._publish(session)
+                if route:
+                    await _route_pending(state, chat_cls, session)  # S4: the card goes away
+
+    iterator = events.__aiter__()
+    following: asyncio.Future[BaseEvent] | None = None
+    last_push, unpushed = 0.0, False
     try:
-        async for event in events:
+        while True:
+            following = asyncio.ensure_future(iterator.__anext__())
+            while unpushed and not await _ready(following, last_push + _PUSH_INTERVAL - time.monotonic()):
+                await push()  # the trailing push: nothing new arrived within a tick
+                last_push, unpushed = time.monotonic(), False
+            try:
+                event = await following
+            except StopAsyncIteration:
+                break
+            following = None
             now = time.monotonic()
             if event.type in _FLUSH_NOW or now - last_push >= _PUSH_INTERVAL:
-                async with state:
-                    chat = await _chat_of(state, chat_cls)
-                    if chat.thread_id == session.thread_id:  # the view may show another thread now
-                        chat._publish(session)
-                        if event.type == EventType.RUN_STARTED:
-                            await _route_pending(state, chat_cls, session)  # S4: the card goes away
-                last_push = now
+                await push(route=event.type == EventType.RUN_STARTED)
+                last_push, unpushed = now, False
+            else:
+                unpushed = True
     finally:
+        if following is not None and not following.done():
+            following.cancel()  # stops the run: the session records it as stopped
+            await asyncio.gather(following, return_exceptions=True)
         if _LIVE.get(key) is session:
             del _LIVE[key]
         async with state:
@@ -367,6 +399,13 @@ async def _drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessi
             else:
                 chat._store(session)
     await _tick_expiry(state, chat_cls)
+
+
+async def _ready(future: asyncio.Future, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``future`` without cancelling it."""
+    if timeout > 0:
+        await asyncio.wait({future}, timeout=timeout)
+    return future.done()
 
 
 async def _chat_of(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
@@ -510,9 +549,14 @@ def _schema_of(chat: ChatState, interrupt_id: str) -> Any:
 
 # -- rows -------------------------------------------------------------------------------------------
 
-def _live_message(transcript: Transcript) -> MessageView | None:
-    last = transcript.messages[-1] if transcript.messages else None
-    return last if last is not None and last.streaming and not last.tool_call_ids else None
+def _assign(state: rx.State, name: str, value: Any) -> None:
+    """Set a var only when it changes: every assignment is sent to the browser."""
+    if getattr(state, name) != value:
+        setattr(state, name, value)
+
+
+def _rows(messages: list[MessageView], transcript: Transcript) -> list[MessageRow]:
+    return [row for message in messages if (row := _row(message, transcript))]
 
 
 def _row(message: MessageView, transcript: Transcript) -> MessageRow | None:

@@ -86,6 +86,7 @@ class AgentSession:
             RuntimeError: a run is already in flight on this thread (one run at a time).
         """
         self._claim()
+        self.transcript.mark_tail()
         self.transcript.add_user_message(message_id or new_id("msg"), text)
         return self.stream(self.build_input())
 
@@ -98,6 +99,7 @@ class AgentSession:
         else:
             return _no_events()
         self._claim()
+        self.transcript.mark_tail()
         return self.stream(run_input, resuming=True)
 
     def cancel(self) -> bool:

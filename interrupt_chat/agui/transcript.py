@@ -117,29 +117,48 @@ class Transcript:
         self.run_id: str | None = None
         self.step: str | None = None
         self._run_tool_calls: set[str] = set()
-        self._changed: set[str] = set()
-        self._structure_changed = False
+        self._awaiting: set[str] = set()  # tool call ids marked awaiting_approval
+        # Change tracking for a UI: the tail is what the current run added (from ``mark_tail``),
+        # the history everything before it. Appends land in the tail, so streaming touches only it.
+        self.tail_start = 0
+        self._tail_ids: set[str] = set()
+        self._history_dirty = False
+        self._tail_dirty = False
 
     # -- reading ---------------------------------------------------------------------------------
 
     def message(self, message_id: str) -> MessageView | None:
         return self._by_id.get(message_id)
 
-    def take_changes(self) -> tuple[bool, set[str]]:
-        """(list structure changed, ids of messages whose content changed) since the last call."""
-        changes = (self._structure_changed, self._changed)
-        self._structure_changed, self._changed = False, set()
+    def mark_tail(self) -> None:
+        """A run starts here: later messages form the tail; what is before is history."""
+        if self.tail_start != len(self.messages):
+            self._history_dirty = self._tail_dirty = True
+        self.tail_start = len(self.messages)
+        self._tail_ids = set()
+
+    def take_changes(self) -> tuple[bool, bool]:
+        """(history changed, tail changed) since the last call: what a UI must redraw."""
+        changes = (self._history_dirty, self._tail_dirty)
+        self._history_dirty = self._tail_dirty = False
         return changes
+
+    def _touch(self, message_id: str) -> None:
+        if message_id in self._tail_ids:
+            self._tail_dirty = True
+        else:
+            self._history_dirty = True
 
     def set_awaiting(self, tool_call_ids: set[str] | list[str]) -> None:
         """Mark the tool calls an open interrupt names (``awaiting_approval``); others are cleared."""
-        wanted = set(tool_call_ids)
-        for call in self.tool_calls.values():
-            if call.awaiting != (call.id in wanted):
-                call.awaiting = call.id in wanted
-                if call.awaiting:  # owed again (S15): an earlier failed attempt no longer counts
-                    call.failed = False
-                self._changed.add(call.parent_message_id)
+        wanted = {i for i in tool_call_ids if i in self.tool_calls}
+        for call_id in self._awaiting ^ wanted:  # only the calls whose mark changes: O(marked)
+            call = self.tool_calls[call_id]
+            call.awaiting = call_id in wanted
+            if call.awaiting:  # owed again (S15): an earlier failed attempt no longer counts
+                call.failed = False
+            self._touch(call.parent_message_id)
+        self._awaiting = wanted
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -148,7 +167,7 @@ class Transcript:
         call = self.tool_calls.get(tool_call_id)
         if call is not None:
             call.args_parts[:] = [json.dumps(args)]
-            self._changed.add(call.parent_message_id)
+            self._touch(call.parent_message_id)
 
     def add_user_message(self, message_id: str, content: str) -> MessageView:
         return self._append(MessageView(id=message_id, role="user", parts=[content]))
@@ -161,11 +180,11 @@ class Transcript:
             call = self.tool_calls.get(call_id)
             if call is not None and call.result is None and not call.awaiting:
                 call.failed = True
-                self._changed.add(call.parent_message_id)
+                self._touch(call.parent_message_id)
         for message in self.messages:
             if message.streaming:
                 message.streaming = False
-                self._changed.add(message.id)
+                self._touch(message.id)
         self._run_tool_calls.clear()
         self.step = None
 
@@ -177,7 +196,8 @@ class Transcript:
     def _append(self, message: MessageView) -> MessageView:
         self.messages.append(message)
         self._by_id[message.id] = message
-        self._structure_changed = True
+        self._tail_ids.add(message.id)
+        self._tail_dirty = True
         return message
 
     def _ensure(self, message_id: str, role: str) -> MessageView:
@@ -214,7 +234,7 @@ class Transcript:
         message = self._ensure(event.message_id, event.role or "assistant")
         message.streaming = True
         message.name = event.name or message.name
-        self._changed.add(message.id)
+        self._touch(message.id)
 
     def _reasoning_start(self, event: BaseEvent) -> None:
         self._ensure(event.message_id, "reasoning").streaming = True
@@ -223,13 +243,13 @@ class Transcript:
         message = self._by_id.get(event.message_id)
         if message is not None and event.delta:
             message.parts.append(event.delta)
-            self._changed.add(message.id)
+            self._touch(message.id)
 
     def _end(self, event: BaseEvent) -> None:
         message = self._by_id.get(event.message_id)
         if message is not None:
             message.streaming = False
-            self._changed.add(message.id)
+            self._touch(message.id)
 
     def _encrypted_value(self, event: BaseEvent) -> None:
         if event.subtype == "tool-call":
@@ -246,7 +266,7 @@ class Transcript:
         if existing is not None:  # replayed after HITL: no duplicate, arguments stream again
             existing.args_parts.clear()
             existing.ended = existing.failed = False
-            self._changed.add(existing.parent_message_id)
+            self._touch(existing.parent_message_id)
             self._run_tool_calls.add(existing.id)
             return
         parent = self._tool_call_parent(event.parent_message_id, event.tool_call_id)
@@ -254,7 +274,7 @@ class Transcript:
         self.tool_calls[call.id] = call
         parent.tool_call_ids.append(call.id)
         self._run_tool_calls.add(call.id)
-        self._changed.add(parent.id)
+        self._touch(parent.id)
 
     def _tool_call_parent(self, parent_id: str | None, tool_call_id: str) -> MessageView:
         if parent_id:
@@ -268,29 +288,42 @@ class Transcript:
         call = self.tool_calls.get(event.tool_call_id)
         if call is not None:
             call.args_parts.append(event.delta)
-            self._changed.add(call.parent_message_id)
+            self._touch(call.parent_message_id)
 
     def _tool_call_end(self, event: BaseEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         if call is not None:
             call.ended = True
-            self._changed.add(call.parent_message_id)
+            self._touch(call.parent_message_id)
 
     def _tool_call_result(self, event: BaseEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         content = _text_of(event.content)
         if call is not None:
             call.result, call.awaiting, call.failed, call.ended = content, False, False, True
-            self._changed.add(call.parent_message_id)
+            self._touch(call.parent_message_id)
         message = self._by_id.get(event.message_id)
         if message is not None:  # replayed result: update in place
             message.parts[:] = [content]
-            self._changed.add(message.id)
+            self._touch(message.id)
             return
         message = MessageView(id=event.message_id, role="tool", parts=[content], tool_call_id=event.tool_call_id)
         self._by_id[message.id] = message
-        self.messages.insert(self._result_position(call), message)
-        self._structure_changed = True
+        position = self._result_position(call)
+        self.messages.insert(position, message)
+        if position >= self.tail_start:
+            self._tail_ids.add(message.id)
+            self._tail_dirty = True
+        else:  # a result for an earlier run's call (a resumed tool call) lands in the history
+            self.tail_start += 1
+            self._history_dirty = True
+
+    def _index_of(self, message: MessageView) -> int:
+        """Position by identity, searched from the end: the owner is nearly always recent."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            if self.messages[index] is message:
+                return index
+        raise ValueError(f"message {message.id} is not in the transcript")
 
     def _result_position(self, call: ToolCallView | None) -> int:
         """Right after the owning assistant message and the results already placed after it."""
@@ -298,7 +331,7 @@ class Transcript:
         if owner is None:
             return len(self.messages)
         owned = set(owner.tool_call_ids)
-        position = self.messages.index(owner) + 1
+        position = self._index_of(owner) + 1
         while position < len(self.messages):
             following = self.messages[position]
             if following.role != "tool" or following.tool_call_id not in owned:
@@ -322,7 +355,7 @@ class Transcript:
         if message.activity_content is None or event.replace is not False:
             message.activity_content = dict(event.content)
         message.activity_type = event.activity_type
-        self._changed.add(message.id)
+        self._touch(message.id)
 
     def _activity_delta(self, event: BaseEvent) -> None:
         message = self._by_id.get(event.message_id)
@@ -333,7 +366,7 @@ class Transcript:
             message.activity_content = jsonpatch.apply_patch(message.activity_content, _plain(event.patch))
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError) as exc:
             log.warning("ACTIVITY_DELTA did not apply (%s); keeping the previous content", exc)
-        self._changed.add(message.id)
+        self._touch(message.id)
 
     def _messages_snapshot(self, event: BaseEvent) -> None:
         """Merge by id: existing order kept, snapshot versions swapped in, new ids appended."""
@@ -347,9 +380,13 @@ class Transcript:
             elif message.role in ("activity", "reasoning") and message.role not in roles:
                 merged.append(message)  # client-only messages the snapshot does not speak for
         merged.extend(view for view in incoming if view.id in by_id)
+        history_ids = {m.id for m in self.messages[:self.tail_start]}
         self.messages = merged
         self._by_id = {message.id: message for message in merged}
-        self._structure_changed = True
+        # the tail starts at the first message that was not history: this run's, or new in the snapshot
+        self.tail_start = next((i for i, m in enumerate(merged) if m.id not in history_ids), len(merged))
+        self._tail_ids = {m.id for m in merged[self.tail_start:]}
+        self._history_dirty = self._tail_dirty = True
 
     def _view_from_message(self, message: Message) -> MessageView:
         role = message.role

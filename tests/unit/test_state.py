@@ -223,7 +223,7 @@ async def start_long_run(h: Harness) -> asyncio.Task:
     task = asyncio.create_task(h.send("long"))
     for _ in range(500):
         await asyncio.sleep(0.01)
-        if h.chat.status == "running" and h.chat.live:
+        if h.chat.status == "running" and any(row.role == "assistant" and row.content for row in h.chat.live):
             return task
     task.cancel()
     raise AssertionError("the long run did not start streaming")

@@ -524,24 +524,36 @@ def test_set_tool_call_args_replaces_the_arguments():
 
 # -- take_changes ------------------------------------------------------------------------------------------
 
-def test_take_changes_reports_structure_and_content_changes_once():
+def test_take_changes_splits_history_and_tail():
     t = Transcript()
-    t.add_user_message("u1", "x")
-    assert t.take_changes() == (True, set())
+    t.add_user_message("u1", "x")  # before any mark: the tail starts at 0
+    assert t.take_changes() == (False, True)
     apply(t, run_started(), text("a1")[0])
-    structure, changed = t.take_changes()
-    assert structure is True and changed == {"a1"}
+    assert t.take_changes() == (False, True)
     apply(t, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "y"})
-    assert t.take_changes() == (False, {"a1"})
-    assert t.take_changes() == (False, set())
-    apply(t, call_start("c1", parent="a1"), call_args("c1", "{}"))
-    assert t.take_changes() == (False, {"a1"})  # a tool call change marks its parent message
+    assert t.take_changes() == (False, True)
+    assert t.take_changes() == (False, False)  # reported once
+    apply(t, call_start("c1", parent="a1"), call_args("c1", "{}"), {"type": "TOOL_CALL_END", "toolCallId": "c1"})
+    assert t.take_changes() == (False, True)  # a tool call change marks its parent message
     t.set_awaiting({"c1"})
-    assert t.take_changes() == (False, {"a1"})
+    assert t.take_changes() == (False, True)
     t.set_awaiting({"c1"})  # no change, nothing reported
-    assert t.take_changes() == (False, set())
-    apply(t, result("t1", "c1"))
-    structure, changed = t.take_changes()
-    assert structure is True and "a1" in changed
-    apply(t, snapshot({"id": "a1", "role": "assistant", "content": "y"}))
-    assert t.take_changes()[0] is True
+    assert t.take_changes() == (False, False)
+
+    t.mark_tail()  # the resume run starts: everything so far is history
+    assert t.tail_start == 2 and t.take_changes() == (True, True)
+    apply(t, result("t1", "c1"))  # the resumed call's result: right after its message, the tail's start
+    assert [m.id for m in t.messages] == ["u1", "a1", "t1"] and t.tail_start == 2
+    assert t.take_changes() == (True, True)  # the history's a1 shows its call complete now
+    apply(t, text("a2")[0], {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a2", "delta": "done"})
+    assert t.take_changes() == (False, True)  # streaming touches only the tail
+    assert [m.id for m in t.messages[t.tail_start:]] == ["t1", "a2"]
+    t.mark_tail()
+    apply(t, result("t0", "c1", "again"))  # a result whose slot is inside the history moves the boundary
+    assert [m.id for m in t.messages][:3] == ["u1", "a1", "t1"] and t.message("t0") is not None
+    assert t.take_changes()[0] is True and t.messages[t.tail_start:] == []
+
+    apply(t, snapshot({"id": "u1", "role": "user", "content": "x"}, {"id": "a2", "role": "assistant", "content": "done"},
+                      {"id": "a3", "role": "assistant", "content": "new"}))
+    assert t.take_changes() == (True, True)
+    assert [m.id for m in t.messages[t.tail_start:]] == ["a3"]  # only what the snapshot brought is new
