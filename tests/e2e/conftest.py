@@ -144,6 +144,12 @@ class Chat:
         self.input.press("Enter")
         expect(self.messages("user")).to_have_count(sent + 1)
 
+    def interrupt(self, text: str, path: str = "/") -> None:
+        """Open ``path``, send ``text`` and wait until the agent asks for something."""
+        self.open(path)
+        self.send(text)
+        self.wait("interrupted")
+
     def wait(self, status: str, timeout: float = 20_000) -> None:
         expect(self.status).to_have_attribute("data-status", status, timeout=timeout)
 

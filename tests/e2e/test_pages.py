@@ -10,9 +10,7 @@ from .test_scenarios import resumes
 
 
 def test_approval_page_custom_slot_shows_the_question(chat, demo_agent):
-    chat.open("/approval")
-    chat.send("question")
-    chat.wait("interrupted")
+    chat.interrupt("question", "/approval")
     slot = chat.page.get_by_test_id("interrupt-slot")
     expect(slot.get_by_test_id("approval-question")).to_have_text("Ship it?")
     expect(chat.cards()).to_have_count(0)  # the custom slot replaces the default one
@@ -37,9 +35,7 @@ def test_approval_page_falls_back_to_message_and_rejects(chat, demo_agent):
 
 
 def test_manual_page_aside_handles_approval_strings(chat, demo_agent):
-    chat.open("/manual")
-    chat.send("legacy-string")
-    chat.wait("interrupted")
+    chat.interrupt("legacy-string", "/manual")
     aside = chat.page.get_by_test_id("manual-interrupt")
     expect(aside.get_by_test_id("manual-label")).to_have_text("APPROVAL: PUBLISH THE DRAFT?")
     expect(aside.get_by_test_id("manual-value")).to_have_text("approval: publish the draft?")

@@ -31,9 +31,7 @@ def pydantic_ai_url() -> Iterator[str]:
 
 def test_langgraph_standard_outcome_approve(chat, agent_url, langgraph_url):
     agent_url(langgraph_url + "/std/approval")
-    chat.open()
-    chat.send("please delete")
-    chat.wait("interrupted")
+    chat.interrupt("please delete")
     expect(chat.cards()).to_have_count(1)  # S2: the outcome wins over the CUSTOM event
     assert chat.card().get_attribute("data-interrupt-id")
     chat.shot("langgraph-std-approval")
@@ -42,11 +40,9 @@ def test_langgraph_standard_outcome_approve(chat, agent_url, langgraph_url):
     expect(chat.messages("assistant").last).to_contain_text("approved: True")  # from MESSAGES_SNAPSHOT
 
 
-def test_langgraph_legacy_form_and_cancel(chat, agent_url, langgraph_url):
+def test_langgraph_legacy_form(chat, agent_url, langgraph_url):
     agent_url(langgraph_url + "/legacy/form")
-    chat.open()
-    chat.send("fill the form")
-    chat.wait("interrupted")
+    chat.interrupt("fill the form")
     card = chat.card()
     expect(card).to_have_attribute("data-interrupt-id", "")  # legacy: no id
     card.locator('input[name="name"]').fill("Ada")
@@ -59,9 +55,7 @@ def test_langgraph_legacy_form_and_cancel(chat, agent_url, langgraph_url):
 
 def test_langgraph_standard_multi_resumes_both(chat, agent_url, langgraph_url):
     agent_url(langgraph_url + "/std/multi")
-    chat.open()
-    chat.send("two things")
-    chat.wait("interrupted")
+    chat.interrupt("two things")
     expect(chat.cards()).to_have_count(2)
     chat.card(1).get_by_test_id("interrupt-cancel").click()
     chat.card(0).get_by_test_id("interrupt-approve").click()
@@ -71,9 +65,7 @@ def test_langgraph_standard_multi_resumes_both(chat, agent_url, langgraph_url):
 
 def test_pydantic_ai_edit_then_continue(chat, agent_url, pydantic_ai_url):
     agent_url(pydantic_ai_url + "/")
-    chat.open()
-    chat.send("clean up")
-    chat.wait("interrupted")
+    chat.interrupt("clean up")
     expect(chat.page.get_by_test_id("tool-call")).to_have_attribute("data-status", "awaiting_approval")
     card = chat.card()
     expect(card).to_have_attribute("data-reason", "tool_call")
@@ -90,9 +82,7 @@ def test_pydantic_ai_edit_then_continue(chat, agent_url, pydantic_ai_url):
 
 def test_pydantic_ai_cancel(chat, agent_url, pydantic_ai_url):
     agent_url(pydantic_ai_url + "/")
-    chat.open()
-    chat.send("clean up")
-    chat.wait("interrupted")
+    chat.interrupt("clean up")
     chat.card().get_by_test_id("interrupt-cancel").click()
     chat.wait("idle")
     expect(chat.page.get_by_test_id("tool-call")).to_contain_text("Cancelled by user.")

@@ -38,9 +38,7 @@ def test_s03_card_appears_only_after_the_run_finalizes(chat, demo_agent):
 
 
 def test_s06_approve_resumes_with_the_exact_entry(chat, demo_agent):
-    chat.open()
-    chat.send("approval")
-    chat.wait("interrupted")
+    chat.interrupt("approval")
     interrupt_id = chat.card().get_attribute("data-interrupt-id")
     first_run = demo_agent.records(demo_agent.last_thread())
     chat.card().get_by_test_id("interrupt-approve").click()
@@ -61,9 +59,7 @@ def test_s06_approve_resumes_with_the_exact_entry(chat, demo_agent):
 
 
 def test_s22_reject_is_an_answer_not_a_cancel(chat, demo_agent):
-    chat.open()
-    chat.send("approval")
-    chat.wait("interrupted")
+    chat.interrupt("approval")
     chat.card().get_by_test_id("interrupt-reject").click()
     chat.wait("idle")
     sent = resumes(demo_agent, demo_agent.last_thread())
@@ -73,9 +69,7 @@ def test_s22_reject_is_an_answer_not_a_cancel(chat, demo_agent):
 
 
 def test_s22_edit_and_approve_sends_edited_args(chat, demo_agent):
-    chat.open()
-    chat.send("approval")
-    chat.wait("interrupted")
+    chat.interrupt("approval")
     card = chat.card()
     editor = card.get_by_test_id("interrupt-edit-args")
     assert json.loads(editor.input_value()) == {"path": "/tmp/reports", "count": 3}  # prefilled
@@ -92,9 +86,7 @@ def test_s22_edit_and_approve_sends_edited_args(chat, demo_agent):
 
 
 def test_s22_choice_form_validates_then_submits(chat, demo_agent):
-    chat.open()
-    chat.send("choice")
-    chat.wait("interrupted")
+    chat.interrupt("choice")
     card = chat.card()
     expect(card).to_have_attribute("data-reason", "input_required")
     card.get_by_test_id("interrupt-submit").click()
@@ -113,9 +105,7 @@ def test_s23_secret_goes_to_the_agent_and_nowhere_else(chat, demo_agent, log_cap
     secret = "sk-SECRET-7c1f9d2e"
     received: list[str] = []
     chat.page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(str(f))))
-    chat.open()
-    chat.send("credential")
-    chat.wait("interrupted")
+    chat.interrupt("credential")
     card = chat.card()
     field = card.locator('input[name="api_key"]')
     expect(field).to_have_attribute("type", "password")
@@ -134,9 +124,7 @@ def test_s23_secret_goes_to_the_agent_and_nowhere_else(chat, demo_agent, log_cap
 
 
 def test_s07_three_interrupts_resume_once_in_array_order(chat, demo_agent):
-    chat.open()
-    chat.send("multi")
-    chat.wait("interrupted")
+    chat.interrupt("multi")
     expect(chat.cards()).to_have_count(3)
     ids = [chat.card(i).get_attribute("data-interrupt-id") for i in range(3)]
     chat.shot("multi-cards")
@@ -156,9 +144,7 @@ def test_s07_three_interrupts_resume_once_in_array_order(chat, demo_agent):
 
 
 def test_s11_expired_card_refuses_approval_and_is_sent_cancelled(chat, demo_agent):
-    chat.open()
-    chat.send("expiring")
-    chat.wait("interrupted")
+    chat.interrupt("expiring")
     card = chat.card()
     expect(card).to_have_attribute("data-expired", "false")
     expect(card.get_by_test_id("interrupt-expiry")).to_contain_text("expires in")
@@ -174,9 +160,7 @@ def test_s11_expired_card_refuses_approval_and_is_sent_cancelled(chat, demo_agen
 
 
 def test_s13_legacy_resolve_sends_forwarded_props_command(chat, demo_agent):
-    chat.open()
-    chat.send("legacy")
-    chat.wait("interrupted")
+    chat.interrupt("legacy")
     card = chat.card()
     expect(card).to_have_attribute("data-interrupt-id", "")
     expect(card.get_by_test_id("interrupt-prompt")).to_have_text("Send the weekly report?")
@@ -192,9 +176,7 @@ def test_s13_legacy_resolve_sends_forwarded_props_command(chat, demo_agent):
 
 
 def test_s14_legacy_cancel_only_dismisses(chat, demo_agent):
-    chat.open()
-    chat.send("legacy-string")
-    chat.wait("interrupted")
+    chat.interrupt("legacy-string")
     expect(chat.card().get_by_test_id("interrupt-prompt")).to_have_text("approval: publish the draft?")
     before = len(demo_agent.records(demo_agent.last_thread()))
     chat.card().get_by_test_id("interrupt-cancel").click()
@@ -206,9 +188,7 @@ def test_s14_legacy_cancel_only_dismisses(chat, demo_agent):
 
 
 def test_s02_standard_wins_over_legacy(chat, demo_agent):
-    chat.open()
-    chat.send("both")
-    chat.wait("interrupted")
+    chat.interrupt("both")
     expect(chat.cards()).to_have_count(1)
     assert chat.card().get_attribute("data-interrupt-id")  # a standard interrupt has an id
 
@@ -254,9 +234,7 @@ def test_stop_cancels_a_long_stream(chat, demo_agent):
 
 
 def test_s25_reload_keeps_a_pending_interrupt(chat, demo_agent):
-    chat.open()
-    chat.send("approval")
-    chat.wait("interrupted")
+    chat.interrupt("approval")
     interrupt_id = chat.card().get_attribute("data-interrupt-id")
     chat.page.reload()
     expect(chat.card()).to_have_attribute("data-interrupt-id", interrupt_id, timeout=60_000)
