@@ -94,7 +94,7 @@ def _field(field: Any) -> rx.Component:
 
 
 def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
-    disabled = state.submitting | card.expired
+    disabled = state.submitting  # an expired card stays clickable: the refusal is said in the card (S11)
     cancel = rx.button("Cancel", variant="ghost", color_scheme="gray", type="button",
                        on_click=state.cancel(card.id), disabled=state.submitting,
                        custom_attrs=_testid("interrupt-cancel"))
@@ -121,7 +121,7 @@ def _edit(state: type[InterruptState], card: Any) -> rx.Component:
             rx.el.textarea(name="edited_args", default_value=card.edit_args, rows=6,
                            class_name="ic-input ic-mono", custom_attrs=_testid("interrupt-edit-args")),
             rx.button("Approve with edits", type="submit", size="1", variant="soft",
-                      disabled=state.submitting | card.expired, custom_attrs=_testid("interrupt-approve-edited")),
+                      disabled=state.submitting, custom_attrs=_testid("interrupt-approve-edited")),
             open=True,
             class_name="ic-edit",
         ),

@@ -150,7 +150,9 @@ def test_s11_expired_card_refuses_approval_and_is_sent_cancelled(chat, demo_agen
     expect(card.get_by_test_id("interrupt-expiry")).to_contain_text("expires in")
     expect(card).to_have_attribute("data-expired", "true", timeout=(EXPIRES_IN + 5) * 1000)
     expect(card.get_by_test_id("interrupt-expiry")).to_have_text("expired")
-    expect(card.get_by_test_id("interrupt-approve")).to_be_disabled()
+    card.get_by_test_id("interrupt-approve").click()  # refused, and the card says why
+    expect(card.get_by_test_id("interrupt-error")).to_contain_text("expired")
+    assert resumes(demo_agent, demo_agent.last_thread()) == []
     chat.shot("expired-card")
     interrupt_id = card.get_attribute("data-interrupt-id")
     card.get_by_test_id("interrupt-cancel").click()
