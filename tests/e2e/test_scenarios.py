@@ -268,3 +268,22 @@ def test_markdown_answer_and_tool_call_cards(chat):
     chat.wait("idle")
     expect(chat.messages("assistant").last.locator("h1, h2, h3").first).to_be_visible()
     chat.shot("markdown")
+
+
+def test_s25_switching_threads_shows_that_threads_interrupts_only(chat, demo_agent):
+    chat.interrupt("approval")
+    first_id = chat.card().get_attribute("data-interrupt-id")
+    chat.page.get_by_test_id("new-thread").click()
+    expect(chat.page.get_by_test_id("interrupt-slot")).to_have_count(0)
+    chat.wait("idle")
+    expect(chat.input).to_be_enabled()
+    chat.send("choice")
+    chat.wait("interrupted")
+    expect(chat.card()).to_have_attribute("data-reason", "input_required")
+    threads = chat.page.get_by_test_id("thread")
+    expect(threads).to_have_count(2)
+    threads.first.click()
+    expect(chat.card()).to_have_attribute("data-interrupt-id", first_id)
+    expect(chat.cards()).to_have_count(1)
+    expect(chat.messages("user")).to_have_count(1)
+    chat.shot("threads")
