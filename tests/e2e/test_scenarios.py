@@ -19,11 +19,13 @@ def test_s03_card_appears_only_after_the_run_finalizes(chat, demo_agent):
     chat.send("approval")
     seen_running = False
     deadline = time.monotonic() + 20
+    snapshot = """() => [document.querySelector('[data-testid="run-status"]').dataset.status,
+                        document.querySelectorAll('[data-testid="interrupt-card"]').length]"""
     while time.monotonic() < deadline:
-        status = chat.status.get_attribute("data-status")
+        status, cards = chat.page.evaluate(snapshot)  # one read of the DOM: no race between the two
         if status == "running":
             seen_running = True
-            assert chat.cards().count() == 0  # S3: nothing is shown while the run streams
+            assert cards == 0  # S3: nothing is shown while the run streams
         if status == "interrupted":
             break
         time.sleep(0.02)
