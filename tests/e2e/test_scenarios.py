@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from playwright.sync_api import expect
 
 from .conftest import EXPIRES_IN
@@ -14,9 +15,11 @@ def resumes(agent, thread: str) -> list[dict]:
     return [r for r in agent.records(thread) if "resume" in r or r.get("forwardedProps", {}).get("command")]
 
 
-def test_s03_card_appears_only_after_the_run_finalizes(chat, demo_agent):
+@pytest.mark.parametrize("scenario", ["approval", "choice", "credential", "multi", "expiring", "legacy",
+                                      "legacy-string", "question", "both"])
+def test_s03_card_appears_only_after_the_run_finalizes(chat, demo_agent, scenario):
     chat.open()
-    chat.send("approval")
+    chat.send(scenario)
     seen_running = False
     deadline = time.monotonic() + 20
     snapshot = """() => [document.querySelector('[data-testid="run-status"]').dataset.status,
@@ -29,8 +32,11 @@ def test_s03_card_appears_only_after_the_run_finalizes(chat, demo_agent):
         if status == "interrupted":
             break
         time.sleep(0.02)
-    assert seen_running
+    assert seen_running or scenario != "approval"  # the others may finish between two reads
     chat.wait("interrupted")
+    expect(chat.input).to_be_disabled()  # S21
+    if scenario != "approval":
+        return
     card = chat.card()
     expect(card).to_have_attribute("data-reason", "tool_call")
     expect(card.get_by_test_id("interrupt-prompt")).to_have_text("Delete 3 files in /tmp/reports?")
@@ -289,3 +295,33 @@ def test_s25_switching_threads_shows_that_threads_interrupts_only(chat, demo_age
     expect(chat.cards()).to_have_count(1)
     expect(chat.messages("user")).to_have_count(1)
     chat.shot("threads")
+
+
+def test_enter_during_ime_composition_does_not_send(chat):
+    chat.open()
+    chat.input.fill("変換中")
+    chat.input.evaluate("""el => el.dispatchEvent(new KeyboardEvent('keydown',
+        {key: 'Enter', code: 'Enter', keyCode: 229, isComposing: true, bubbles: true, cancelable: true}))""")
+    chat.page.wait_for_timeout(300)
+    expect(chat.messages("user")).to_have_count(0)
+    assert chat.input.input_value() == "変換中"
+    chat.input.press("Enter")  # composition over: Enter sends
+    expect(chat.messages("user")).to_have_text(["変換中"])
+
+
+def test_auto_scroll_follows_unless_the_reader_scrolled_up(chat):
+    chat.open()
+    chat.send("long")
+    box = chat.page.get_by_test_id("chat-messages")
+    at_bottom = "el => el.scrollHeight - el.scrollTop - el.clientHeight < 80"
+    chat.page.wait_for_function("""() => { const el = document.querySelector('[data-testid="chat-messages"]');
+        return el.scrollHeight > el.clientHeight + 200; }""", timeout=30_000)
+    assert box.evaluate(at_bottom)  # following the stream
+    box.evaluate("el => { el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); }")
+    chat.page.wait_for_timeout(600)
+    assert box.evaluate("el => el.scrollTop") < 50  # not yanked back down while reading
+    box.evaluate("el => { el.scrollTop = el.scrollHeight; el.dispatchEvent(new Event('scroll')); }")
+    chat.page.wait_for_timeout(600)
+    assert box.evaluate(at_bottom)  # back at the bottom: following again
+    chat.page.get_by_test_id("chat-stop").click()
+    expect(chat.status).not_to_have_attribute("data-status", "running")
