@@ -3,11 +3,12 @@
 The protocol decisions all live in :mod:`interrupt_chat.agui`; this module only runs it and
 turns its results into vars. Network awaits happen outside ``async with self``; the lock is
 entered to copy results in, at most ``PUSHES_PER_SECOND`` times a second while streaming, and
-the streaming message has its own small var so a push does not resend the history.
+the current run's messages have their own small var (``live``) so a push does not resend the
+history (docs/decisions/0006).
 
-Secrets (S23): a masked field's value arrives as a ``resolve`` argument, goes into the tracker
-(process memory; never pickled, see ``InterruptTracker.__getstate__``) and into the resume
-request. It never enters a var.
+Secrets (S23): a masked field's value arrives with the form submit, goes into the tracker
+(process memory: ``InterruptTracker.__getstate__`` leaves masked answers out of every pickle)
+and into the resume request. It never enters a var.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .cards import Card, build_cards, interrupt_dict, refresh_expiry
 from .forms import FormError, payload_from_form, validate_payload
 from .thread_store import thread_store
 
-__all__ = ["AGENT_URL_ENV", "ChatState", "InterruptState", "JSON", "default_agent_url"]
+__all__ = ["AGENT_URL_ENV", "ChatState", "InterruptState", "JSON", "MessageRow", "ToolCallRow", "default_agent_url", "new_chat_state"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ JSON = dict[str, Any] | list | str | int | float | bool | None
 
 @dataclasses.dataclass
 class ToolCallRow:
+    """A tool call as the chat draws it."""
+
     id: str
     name: str
     status: str  # streaming | running | awaiting_approval | complete | failed
@@ -57,11 +60,14 @@ class ToolCallRow:
 
 @dataclasses.dataclass
 class MessageRow:
+    """A transcript message as the chat draws it (``rx.foreach`` over typed rows)."""
+
     id: str
     role: str  # user | assistant | tool | reasoning
     content: str
     tool_calls: list[ToolCallRow]
     streaming: bool
+
 
 # Runs in flight, by (client token, chat state), so a stop button reaches the background task.
 _LIVE: dict[tuple[str, str], AgentSession] = {}
