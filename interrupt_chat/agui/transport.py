@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 from ag_ui.core import BaseEvent, RunAgentInput
-from httpx_sse import aconnect_sse
+from httpx_sse import EventSource, aconnect_sse
 
 from .events import MalformedEvent, parse_event
 
@@ -194,8 +194,12 @@ class AgentRun:
                         raise AgentStreamError(
                             f"the agent did not answer with an event stream (content-type {content_type or 'missing'!r})"
                             + (f": {excerpt}" if excerpt else ""))
-                    async for data in _sse_data(response.aiter_text()):
-                        event = _decode(data)
+                    async for sse in EventSource(_Bounded(response)).aiter_sse():
+                        if not sse.data:  # a comment-only or data-less event carries nothing
+                            continue
+                        if len(sse.data) > MAX_EVENT_CHARS:
+                            raise _too_large()
+                        event = _decode(sse.data)
                         if event is not None:
                             yield event
         except httpx.TimeoutException as exc:
@@ -209,58 +213,32 @@ class AgentRun:
             raise AgentConnectionError(f"HTTP error talking to the agent: {exc or type(exc).__name__}") from None
 
 
-async def _sse_data(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The ``data`` of each SSE event, framed as ``@ag-ui/client`` does (``transform/sse.ts``).
+class _Bounded:
+    """The response as httpx-sse reads it (``headers``, ``aiter_text``), with a size limit.
 
-    Lines end with CRLF, CR or LF; a blank line ends an event; its ``data:`` lines are joined
-    with a newline; ``event:``/``id:``/``retry:``, other fields and ``:`` comments are ignored;
-    events without data are skipped; an event still open when the body ends is dispatched.
-    One event (or unfinished line) larger than :data:`MAX_EVENT_CHARS` fails the stream.
+    httpx-sse frames the stream (CR/LF/CRLF, multi-line ``data:``, comments); this only fails
+    the run when one event outgrows :data:`MAX_EVENT_CHARS` (as ``@ag-ui/client`` caps its
+    buffer), so an agent writing an endless line cannot exhaust memory.
     """
-    data: list[str] = []
-    data_chars = 0
-    partial: list[str] = []  # pieces of a line that has not ended yet
-    partial_chars = 0
-    skip_lf = False  # the previous chunk ended with CR: a leading LF completes that CRLF
 
-    def field(line: str) -> str | None:
-        """Apply one line; return the event's data when the line ends it."""
-        nonlocal data, data_chars
-        if not line:
-            joined, data, data_chars = "\n".join(data), [], 0
-            return joined or None
-        name, _, value = line.partition(":")
-        if name == "data":  # a line starting with ":" (comment) has an empty name
-            value = value[1:] if value.startswith(" ") else value
-            data.append(value)
-            data_chars += len(value)
-            if data_chars > MAX_EVENT_CHARS:
-                raise AgentStreamError(f"an event from the agent is larger than {MAX_EVENT_CHARS} characters")
-        return None
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+        self.headers = response.headers
 
-    async for text in chunks:
-        if not text:
-            continue
-        if skip_lf and text.startswith("\n"):
-            text = text[1:]
-        skip_lf = text.endswith("\r")
-        *complete, rest = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        for line in complete:
-            if partial:
-                line, partial, partial_chars = "".join(partial) + line, [], 0
-            dispatched = field(line)
-            if dispatched is not None:
-                yield dispatched
-        if rest:
-            partial.append(rest)
-            partial_chars += len(rest)
-        if data_chars + partial_chars > MAX_EVENT_CHARS:
-            raise AgentStreamError(f"an event from the agent is larger than {MAX_EVENT_CHARS} characters")
-    if partial:
-        field("".join(partial))
-    dispatched = field("")
-    if dispatched is not None:
-        yield dispatched
+    async def aiter_text(self) -> AsyncIterator[str]:
+        since_blank_line, tail = 0, ""
+        async for text in self._response.aiter_text():
+            window = tail + text
+            cut = max(window.rfind("\n\n"), window.rfind("\r\r"), window.rfind("\r\n\r\n"))
+            since_blank_line = len(window) - cut if cut >= 0 else since_blank_line + len(text)
+            if since_blank_line > MAX_EVENT_CHARS:
+                raise _too_large()
+            tail = window[-3:]
+            yield text
+
+
+def _too_large() -> AgentStreamError:
+    return AgentStreamError(f"an event from the agent is larger than {MAX_EVENT_CHARS} characters")
 
 
 def _decode(data: str) -> BaseEvent | None:

@@ -27,6 +27,7 @@ from ag_ui.core import (
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
 from interrupt_chat.agui import (
+    AgentSession,
     AgentClient,
     AgentConnectionError,
     AgentError,
@@ -360,17 +361,19 @@ async def test_endless_line_ends_the_run_and_the_connection(loopback):
     assert await asyncio.to_thread(closed.wait, 5)
 
 
-async def test_last_event_without_a_blank_line_is_dispatched_at_the_end():
-    """As @ag-ui/client's parser does at completion."""
+async def test_last_event_without_a_blank_line_is_discarded():
+    """The SSE spec (and httpx-sse): at the end of the body, an unfinished event is discarded."""
     body = sse(started()) + b"data: " + json.dumps(finished()).encode()
     events = await collect(in_process(ScriptedAgent(body)))
-    assert types(events) == ["RUN_STARTED", "RUN_FINISHED"]
+    assert types(events) == ["RUN_STARTED"]
 
 
-async def test_truncated_last_event_is_a_stream_error():
+async def test_truncated_stream_fails_the_run_with_a_clear_error():
     body = sse(started()) + b'data: {"type": "RUN_FINI'
-    _, error = await collect_until_error(in_process(ScriptedAgent(body)))
-    assert isinstance(error, AgentStreamError) and "not JSON" in str(error)
+    session = AgentSession(in_process(ScriptedAgent(body)))
+    [event async for event in session.send("hi")]
+    assert session.error and "RUN_FINISHED" in session.error  # the verifier: the run never finished
+    assert session.transcript.status == "error"
 
 
 @pytest.mark.parametrize("payload", ["[1, 2]", '"RUN_STARTED"', "42", "null", "true"])
@@ -470,20 +473,31 @@ async def test_data_without_space_after_colon():
     assert types(events) == ["RUN_STARTED", "RUN_FINISHED"]
 
 
-async def _frames(*chunks: str) -> list[str]:
-    from interrupt_chat.agui.transport import _sse_data
+class _Chunked:
+    """What httpx-sse reads of a response: headers and the text chunks."""
 
-    async def source():
-        for piece in chunks:
+    headers = httpx.Headers({"content-type": "text/event-stream"})
+
+    def __init__(self, chunks: tuple[str, ...]) -> None:
+        self.chunks = chunks
+
+    async def aiter_text(self):
+        for piece in self.chunks:
             yield piece
 
-    return [data async for data in _sse_data(source())]
+
+async def _frames(*chunks: str) -> list[str]:
+    from httpx_sse import EventSource
+
+    from interrupt_chat.agui.transport import _Bounded
+
+    return [sse.data async for sse in EventSource(_Bounded(_Chunked(chunks))).aiter_sse() if sse.data]
 
 
 async def test_sse_framing_is_independent_of_chunk_boundaries():
     body = ("data: a\r\n\r\n: ping\r\rdata: b1\ndata:b2\n\nevent: x\rid: 7\rdata: c\r\r"
             "retry: 5\r\ndata\r\ndata: d\r\n\r\ndata: e")
-    expected = ["a", "b1\nb2", "c", "\nd", "e"]
+    expected = ["a", "b1\nb2", "c", "\nd"]  # "e" never ends: discarded
     assert await _frames(body) == expected
     for i in range(len(body) + 1):
         assert await _frames(body[:i], body[i:]) == expected, i
