@@ -8,8 +8,11 @@ One run, as wire dicts (camelCase, as an agent sends them)::
     TOOL_CALL_RESULT
     RUN_FINISHED
 
-The user message is not an event: the client adds it (``Transcript.add_user_message``) before the
-run, as ``AgentSession.send`` does. Everything is deterministic (no randomness, no clock).
+The user message is not an event: the client adds it before the run, as ``AgentSession.send``
+does: ``Transcript.mark_tail()`` (the run's messages start here) then ``add_user_message``
+(:func:`start_run`). ``interrupted_run_events`` / ``resume_run_events`` give a human-in-the-loop
+pair: a run that ends with an interrupt on its tool call, and the resume run (``AgentSession.submit``)
+that delivers that call's result. Everything is deterministic (no randomness, no clock).
 """
 
 from __future__ import annotations
@@ -78,6 +81,37 @@ def run_events(i: int, *, deltas: int = DELTAS, arg_deltas: int = ARG_DELTAS,
     return out
 
 
+def interrupt_id(i: int) -> str:
+    return f"r{i:04d}-approval"
+
+
+def interrupted_run_events(i: int, *, deltas: int = DELTAS, arg_deltas: int = ARG_DELTAS,
+                           thread_id: str = THREAD_ID) -> list[dict[str, Any]]:
+    """Run ``i`` without a result: it ends with ``RUN_FINISHED.outcome = interrupt`` on its tool call."""
+    out = [e for e in run_events(i, deltas=deltas, arg_deltas=arg_deltas, thread_id=thread_id)
+           if e["type"] != "TOOL_CALL_RESULT"]
+    out[-1] = {**out[-1], "outcome": {"type": "interrupt", "interrupts": [
+        {"id": interrupt_id(i), "reason": "tool_call", "toolCallId": ids(i)["call"],
+         "message": "Approve the order lookup?"}]}}
+    return out
+
+
+def resume_run_events(i: int, *, deltas: int = DELTAS, thread_id: str = THREAD_ID) -> list[dict[str, Any]]:
+    """The resume run after ``interrupted_run_events(i)``: the approved call's result (it belongs to
+    the interrupted run's assistant message), then a new answer streamed in ``deltas`` deltas."""
+    n = ids(i)
+    answer = f"r{i:04d}-after"
+    out: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": thread_id, "runId": f"run-{i:04d}-resume"},
+                                 {"type": "TOOL_CALL_RESULT", "messageId": n["result"], "toolCallId": n["call"],
+                                  "content": tool_result(i), "role": "tool"},
+                                 {"type": "TEXT_MESSAGE_START", "messageId": answer, "role": "assistant"}]
+    out += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": answer, "delta": _WORDS[(i + k) % len(_WORDS)]}
+            for k in range(deltas)]
+    out += [{"type": "TEXT_MESSAGE_END", "messageId": answer},
+            {"type": "RUN_FINISHED", "threadId": thread_id, "runId": f"run-{i:04d}-resume"}]
+    return out
+
+
 def typed_runs(runs: int = RUNS, **kwargs: Any) -> list[list[Any]]:
     """``run_events`` for runs 0..runs-1, validated into ``ag_ui.core`` events (done once, untimed)."""
     from interrupt_chat.agui import parse_event
@@ -85,16 +119,54 @@ def typed_runs(runs: int = RUNS, **kwargs: Any) -> list[list[Any]]:
     return [[parse_event(d) for d in run_events(i, **kwargs)] for i in range(runs)]
 
 
+def start_run(transcript: Any, i: int) -> None:
+    """What ``AgentSession.send`` does to the transcript before run ``i``: mark where the run's
+    messages start (``mark_tail``), then add the user message."""
+    transcript.mark_tail()
+    transcript.add_user_message(ids(i)["user"], user_text(i))
+
+
 def build_transcript(runs: list[list[Any]], transcript: Any = None) -> Any:
-    """Fold ``runs`` into a transcript (a fresh one by default), user messages included."""
+    """Fold ``runs`` into a transcript (a fresh one by default), each started as ``send`` does."""
     from interrupt_chat.agui import Transcript
 
     transcript = transcript if transcript is not None else Transcript()
     for i, events in enumerate(runs):
-        transcript.add_user_message(ids(i)["user"], user_text(i))
+        start_run(transcript, i)
         for event in events:
             transcript.apply(event)
     return transcript
+
+
+class MemoryRun:
+    """An ``AgentRun`` stand-in that yields pre-parsed events (no network, no sleeps)."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self._events = events
+
+    async def _iterate(self):
+        for event in self._events:
+            yield event
+
+    def __aiter__(self):
+        return self._iterate()
+
+    def cancel(self) -> None:  # pragma: no cover - never called
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+class MemoryClient:
+    """An ``AgentClient`` stand-in (set it as ``session.client``): each ``run()`` replays the next
+    of ``runs`` (any iterable of event lists; ``itertools.repeat(events)`` replays one run)."""
+
+    def __init__(self, runs: Any) -> None:
+        self._runs = iter(runs)
+
+    def run(self, run_input: Any) -> MemoryRun:
+        return MemoryRun(next(self._runs))
 
 
 def best_of(fn, repeats: int) -> float:

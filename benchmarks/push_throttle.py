@@ -1,339 +1,554 @@
-"""What the Reflex layer pushes while a run streams: how often, how many bytes, and the pickle cost.
+"""What the Reflex layer pushes while a run streams: how often, how late, how many bytes, what it pickles.
 
-No browser and no server. Three parts:
+No browser and no server. Everything runs the real send path: ``ChatState._send_text`` (what the
+composer's submit runs: ``AgentSession.send`` -> ``mark_tail`` + the user message, the first
+publish with ``starting=True``, then ``_drive``) and, for a resume, the real ``_answer`` (what the
+card's resolve runs: ``AgentSession.submit`` -> ``mark_tail``, the publish, ``_drive``), on a real
+Reflex state tree. The agent is a scripted in-memory transport that yields pre-parsed events at
+given times; ``AgentSession.stream`` applies them (``session.running`` is true throughout, as in
+the app). A push is one ``async with state`` block whose delta is not empty: its size is
+``root.get_delta()`` serialised with Reflex's ``json_dumps``, i.e. what goes over the websocket.
 
-1. **Push rate.** ``_drive`` (interrupt_chat/state.py) pushes when an event is in ``_FLUSH_NOW`` or
-   ``_PUSH_INTERVAL`` has passed since the last push. That decision is replayed on a virtual clock
-   (events evenly spaced at a given delta rate) with the real ``_FLUSH_NOW`` / ``_PUSH_INTERVAL``:
-   pushes per second vs deltas per second, and how long an event waits until a push shows it,
-   also with a pause after the answer (a slow tool). Then the real ``_drive`` is run once on a
-   real clock to cross-check that pause.
-2. **Bytes per push** at the end of a long thread (199 runs of history, run 200 replayed at 100
-   deltas/s), with the real ``ChatState._publish`` on a real Reflex state tree: ``get_delta()``
-   serialised with Reflex's ``json_dumps``, i.e. what goes over the websocket. Pushes that carry
-   only ``live`` vs pushes that resend the whole ``messages`` list; and, as a what-if for the
-   suggested fix, the same replay with the run's own messages kept in ``live`` (``TailPublish``).
-3. **Pickle** of the chat's ``AgentSession`` (and of the chat substate, which holds every thread's
-   session in ``_sessions``) at the end of the thread: what the state manager pickles.
+1. **Push rate and latency.** On a virtual clock (an event loop whose time jumps to the next timer
+   instead of sleeping; ``interrupt_chat.state.time.monotonic`` is pointed at it for the run, so
+   ``_drive``'s throttle, its trailing-push timeout and the agent's pacing share one deterministic
+   clock): pushes per second vs deltas per second, how long an event waits until a push shows it,
+   and the trailing push after a pause (a stalled model, a slow tool). Then the real ``_drive`` once
+   on the real clock, to cross-check the trailing push. The same schedule with the what-if
+   ``_drive_what_if.drive_one_timer`` (cheaper per event, see ``stream_throughput``) for comparison.
+2. **Bytes per push** at the end of a long thread (199 runs of history, then run 200 at 100
+   deltas/s): a standard run, a run whose tool call streams long arguments, and a human-in-the-loop
+   pair (run 200 interrupted on its tool call, then the resume run through ``_answer``). The real
+   ``ChatState._publish`` vs a naive baseline that reassigns the whole conversation at every push
+   (same ``_drive`` schedule), and a WHAT-IF for what is left (``KeepSplit``: the split between
+   history and the last run kept between runs, and a resume continuing the interrupted run's tail).
+3. **Pickle and thread store** at the end of the thread: the chat's ``AgentSession``, the chat
+   substate (what a Redis/disk state manager pickles) and ``ThreadStore.save`` (what ``_store``
+   does twice per run when the thread store is on, its default), into a temporary file.
 
-Run: ``.venv/bin/python -m benchmarks.push_throttle`` (about 3 s).
+Run: ``.venv/bin/python -m benchmarks.push_throttle`` (about 8 s).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
+import contextlib
+import gc
 import os
 import pickle
 import statistics
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
+import types
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import ROOT, RUNS, THREAD_ID, ids, ms, run_events, typed_runs, user_text  # noqa: E402
+from benchmarks._thread import (ROOT, RUNS, THREAD_ID, ids, interrupt_id, interrupted_run_events,  # noqa: E402
+                                ms, resume_run_events, run_events, start_run, typed_runs, user_text)
 
+os.environ["INTERRUPT_CHAT_THREAD_STORE"] = "off"  # no SQLite file in the repository (part 3 uses a temp one)
 os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 
 import reflex as rx  # noqa: E402
 from reflex_base.constants.state import FIELD_MARKER  # noqa: E402
 from reflex_base.utils import format as rx_format  # noqa: E402
 
+from benchmarks._drive_what_if import drive_one_timer  # noqa: E402
 from interrupt_chat import state as chat_state  # noqa: E402
-from interrupt_chat.agui import AgentClient, AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
-from interrupt_chat.state import _FLUSH_NOW, _PUSH_INTERVAL, PUSHES_PER_SECOND  # noqa: E402
+from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
+from interrupt_chat.state import _FLUSH_NOW, _PUSH_INTERVAL, PUSHES_PER_SECOND, _assign, _rows  # noqa: E402
+from interrupt_chat.thread_store import ThreadStore  # noqa: E402
 
 RATES = (10, 30, 100, 300, 1000, 5000)  # deltas per second
-PAUSE = 3.0  # seconds between the answer's end and the tool call, in the "slow tool" scenario
+PAUSE = 3.0  # seconds of silence in the pause scenarios
 REPLAY_RATE = 100  # deltas/s for part 2
-DECISION = "if event.type in _FLUSH_NOW or now - last_push >= _PUSH_INTERVAL"
+DELTA_TYPES = ("TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS")
 
 
-def should_push(kind: Any, now: int, last_push: int | None) -> bool:
-    """``_drive``'s decision (see DECISION). Times are integer nanoseconds on the virtual clock, so
-    that 5 x 10 ms is exactly 50 ms (float steps would drift under the interval)."""
-    return kind in _FLUSH_NOW or last_push is None or (now - last_push) / 1e9 >= _PUSH_INTERVAL
+# -- a virtual clock --------------------------------------------------------------------------------
+
+class VirtualLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock jumps: when it would sleep until the next timer, it moves its time
+    there instead. Nothing here does I/O, so a wait with nothing scheduled is a deadlock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._virtual = 0.0
+        select = self._selector.select
+
+        def jump(timeout: float | None = None) -> Any:
+            if timeout is None and not self._ready:
+                raise RuntimeError("virtual clock: nothing is scheduled (deadlock)")
+            if timeout:
+                self._virtual += timeout
+            return select(0)
+
+        self._selector.select = jump
+
+    def time(self) -> float:
+        return self._virtual
 
 
-def timeline(events: list[Any], rate: float, pause_after_answer: float = 0.0) -> list[int]:
-    """Arrival times (ns): one event every 1/rate s; optionally a pause before TOOL_CALL_START."""
-    step, pause = round(1e9 / rate), round(pause_after_answer * 1e9)
-    times, now = [], 0
-    for event in events:
-        if pause and event.type.value == "TOOL_CALL_START":
-            now += pause
-        times.append(now)
-        now += step
-    return times
-
-
-@dataclass
-class Replay:
-    pushes: list[int] = field(default_factory=list)  # index of the event each push happened at
-    flushes: int = 0
-    stale: list[float] = field(default_factory=list)  # per event: seconds until a push showed it
-
-
-def replay(events: list[Any], times: list[int]) -> Replay:
-    out, last_push, unpushed = Replay(), None, []
-    for index, (event, now) in enumerate(zip(events, times)):
-        unpushed.append(now)
-        if should_push(event.type, now, last_push):
-            out.pushes.append(index)
-            out.flushes += event.type in _FLUSH_NOW
-            out.stale += [(now - arrived) / 1e9 for arrived in unpushed]
-            unpushed, last_push = [], now
-    out.stale += [float("inf")] * len(unpushed)  # never shown by a push inside the run
-    return out
-
-
-def part1() -> None:
-    print(f"1. push rate (_drive's throttle: at most {PUSHES_PER_SECOND}/s,"
-          f" _PUSH_INTERVAL={_PUSH_INTERVAL * 1e3:.0f} ms;"
-          f" pushed at once: {', '.join(sorted(k.value for k in _FLUSH_NOW))})")
-    if DECISION not in inspect.getsource(chat_state._drive):
-        print("   WARNING: _drive's push decision changed; this replay may no longer match it")
-    long_run = [parse_event(e) for e in run_events(0, deltas=2000, arg_deltas=12)]
-    text = [k for k, e in enumerate(long_run) if e.type.value == "TEXT_MESSAGE_CONTENT"]
-    deltas = sum(e.type.value in ("TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS") for e in long_run)
-    print(f"   one run of {len(long_run)} events ({deltas} deltas: {len(text)} text, the rest tool arguments),"
-          f" evenly spaced:")
-    print(f"   {'deltas/s':>9s} {'pushes':>7s} {'immediate':>10s} {'pushes/s while the answer streams':>34s}"
-          f" {'deltas/push':>12s} {'max wait':>9s}")
-    for rate in RATES:
-        times = timeline(long_run, rate)
-        result = replay(long_run, times)
-        in_answer = [k for k in result.pushes if text[0] <= k <= text[-1]]
-        answer_seconds = (times[text[-1]] - times[text[0]]) / 1e9
-        print(f"   {rate:9d} {len(result.pushes):7d} {result.flushes:10d} {len(in_answer) / answer_seconds:34.1f}"
-              f" {deltas / len(result.pushes):12.1f} {max(result.stale) * 1e3:7.0f}ms")
-    run = [parse_event(e) for e in run_events(0)]
-    times = timeline(run, 100, pause_after_answer=PAUSE)
-    result = replay(run, times)
-    worst = max(range(len(run)), key=lambda k: result.stale[k])
-    late = [run[k].type.value for k in range(len(run)) if result.stale[k] >= PAUSE]
-    print(f"   a standard run at 100 deltas/s with a {PAUSE:.0f} s pause before TOOL_CALL_START (a slow tool):")
-    print(f"     max wait {result.stale[worst]:.2f} s (event {worst}, {run[worst].type.value}); events shown only"
-          f" after the pause: {len(late)} ({', '.join(sorted(set(late)))})")
-    print("     -> no trailing push: the last deltas of the answer and its END (the 'streaming' cursor)"
-          " wait for the next event")
-    real_drive_check()
-
-
-def real_drive_check(deltas: int = 40, rate: float = 100.0, pause: float = 1.0) -> None:
-    """Cross-check on the real ``_drive`` (real clock, real state tree; ``async with`` is a no-op
-    outside the state manager): an answer of ``deltas`` deltas at ``rate``/s, its END right after the
-    last delta (as agents send it), then ``pause`` s of silence before the tool call. Prints how long
-    the finished answer (all its text, no longer streaming) took to reach a push."""
-    root, chat = chat_tree()
-    chat_cls = type(chat)
-    session = AgentSession(AgentClient("http://127.0.0.1:9/"), thread_id=THREAD_ID)
-    chat._sessions, chat.thread_id = {session.thread_id: session}, session.thread_id
-    events = [parse_event(e) for e in run_events(0, deltas=deltas)]
-    answer_id = ids(0)["answer"]
-    ended: list[float] = []  # when TEXT_MESSAGE_END was applied
-    shown: list[tuple[float, bool]] = []  # (publish time, the answer was finished in it)
-
-    async def stream():  # what AgentSession.stream yields: events already applied
-        verifier = Verifier()
-        session._run = _Running()
-        try:
-            for event in events:
-                kind = event.type.value
-                await asyncio.sleep(pause if kind == "TOOL_CALL_START" else 0 if kind == "TEXT_MESSAGE_END"
-                                    else 1.0 / rate)
-                session._apply(verifier, event)
-                if kind == "TEXT_MESSAGE_END":
-                    ended.append(time.perf_counter())
-                yield event
-        finally:
-            session._run = None
-
-    original = chat_cls._publish
-
-    def recording(self: Any, session: AgentSession, **kwargs: Any) -> None:
-        original(self, session, **kwargs)
-        message = session.transcript.message(answer_id)
-        shown.append((time.perf_counter(), message is not None and not message.streaming))
-
-    chat_cls._publish = recording  # this benchmark's own class (new_chat_state), restored below
+@contextlib.contextmanager
+def virtual_clock():
+    """A VirtualLoop, with ``_drive``'s ``time.monotonic`` reading it (restored on exit)."""
+    loop = VirtualLoop()
+    real_time = chat_state.time
+    chat_state.time = types.SimpleNamespace(monotonic=loop.time)
     try:
-        asyncio.run(chat_state._drive(chat, chat_cls, session, stream()))
+        yield loop
     finally:
-        chat_cls._publish = original
-    first_finished = next(t for t, finished in shown if finished)
-    print(f"   the real _drive ({deltas} deltas at {rate:.0f}/s, END, then {pause:.1f} s of silence): {len(shown)}"
-          f" publishes; the finished answer was shown {first_finished - ended[0]:.2f} s after its END arrived")
+        chat_state.time = real_time
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
-# -- part 2: bytes ----------------------------------------------------------------------------------
+# -- a scripted agent -------------------------------------------------------------------------------
 
-class _Running:
-    """Stands in for the HTTP run while replaying (``session.running`` is True, as in ``_drive``)."""
+class ScriptedRun:
+    """An ``AgentRun`` stand-in: sleeps ``gap`` then yields each event; records when each arrives."""
+
+    def __init__(self, events: list[Any], gaps: list[float], arrivals: list[tuple[float, str]]) -> None:
+        self.events, self.gaps, self.arrivals = events, gaps, arrivals
+
+    async def _iterate(self):
+        loop = asyncio.get_running_loop()
+        for event, gap in zip(self.events, self.gaps):
+            if gap:
+                await asyncio.sleep(gap)
+            self.arrivals.append((loop.time(), event.type.value))
+            yield event
+
+    def __aiter__(self):
+        return self._iterate()
 
     def cancel(self) -> None:  # pragma: no cover - never called
         pass
 
-
-def chat_tree() -> tuple[rx.State, Any]:
-    chat_cls = chat_state.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
-    root = rx.State(_reflex_internal_init=True)  # what the state manager does for a new tab
-    return root, root.get_substate(chat_cls.get_full_name().split("."))
+    async def aclose(self) -> None:
+        pass
 
 
-def sent(root: rx.State) -> tuple[dict[str, Any], int]:
-    """The delta a push sends, and its size in bytes (UTF-8 JSON, as Reflex serialises it)."""
-    delta = root.get_delta()
-    size = len(rx_format.json_dumps(delta).encode())
-    root._clean()
-    return delta, size
+class ScriptedClient:
+    """An ``AgentClient`` stand-in: ``run()`` plays the next scripted run."""
 
+    def __init__(self) -> None:
+        self.script: list[tuple[list[Any], list[float]]] = []
+        self.arrivals: list[tuple[float, str]] = []
+
+    def run(self, run_input: Any) -> ScriptedRun:
+        events, gaps = self.script.pop(0)
+        return ScriptedRun(events, gaps, self.arrivals)
+
+
+def paced(events: list[Any], rate: float, pause: float = 0.0, pause_before: int | None = None) -> list[float]:
+    """Gaps: one event every 1/rate s (the first at once); ``pause`` s more before event ``pause_before``."""
+    gaps = [0.0] + [1.0 / rate] * (len(events) - 1)
+    if pause_before is not None:
+        gaps[pause_before] += pause
+    return gaps
+
+
+# -- the chat and its pushes ------------------------------------------------------------------------
 
 @dataclass
 class Push:
-    event: str  # the event at which it was pushed; "send" / "end" for _send_text / _drive's finally
+    at: float  # clock time of the push
+    arrived: int  # events that had arrived by then
+    kind: str  # send | resume | immediate | interval | trailing | end | other
     bytes: int
-    seconds: float
-    history: bool  # the delta carries the whole ``messages`` list
+    seconds: float  # CPU inside the block, plus serialising the delta
+    history: bool  # the delta carries the `messages` var (the history)
 
 
-class CurrentPublish:
-    """What interrupt_chat does today: ``ChatState._publish`` as ``_send_text`` and ``_drive`` call it."""
-
-    label = "current _publish"
-
-    def send(self, chat: Any, session: AgentSession) -> None:
-        chat._publish(session, full=True, starting=True)
-
-    def push(self, chat: Any, session: AgentSession) -> None:
-        chat._publish(session)
-
-    def end(self, chat: Any, session: AgentSession) -> None:
-        chat._publish(session, full=True)
-
-
-class TailPublish(CurrentPublish):
-    """WHAT-IF, to size a suggested fix (interrupt_chat is not changed): during a run, ``live`` holds
-    the rows of the run's own messages (from its user message on) and ``messages`` stays as it was,
-    unless an older message changes (not in this scenario; a real fix must also rebuild on
-    MESSAGES_SNAPSHOT or set_awaiting of an older call). The end of the run merges, as today."""
-
-    label = "what-if: run tail in `live`"
+class Chat:
+    """The benchmark's chat: its own ChatState subclass on a real state tree, with every push recorded."""
 
     def __init__(self) -> None:
-        self.start = 0
+        self.cls = chat_state.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
+        self.root = rx.State(_reflex_internal_init=True)
+        self.chat = self.root.get_substate(self.cls.get_full_name().split("."))
+        self.config = self.root.get_substate(self.cls.default_config.get_full_name().split("."))
+        self.client = ScriptedClient()
+        self.pushes: list[Push] = []
+        self.clock = time.monotonic
+        self._label = "other"
+        self._entered = 0.0
 
-    def send(self, chat: Any, session: AgentSession) -> None:
-        self.start = len(session.transcript.messages) - 1  # the user message just added
-        self.push(chat, session, starting=True)
+    # a thread -------------------------------------------------------------------------------------
 
-    def push(self, chat: Any, session: AgentSession, starting: bool = False) -> None:
+    def new_thread(self, history: list[list[Any]] = (), publish=None) -> AgentSession:
+        """A fresh thread holding ``history`` (each run started as ``send`` does), published (with
+        ``publish``, default ``ChatState._publish``) and delivered as at the end of its last run."""
+        session = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)
+        session.client = self.client
+        for i, events in enumerate(history):
+            start_run(session.transcript, i)
+            chunks, verifier = ChunkExpander(), Verifier()
+            for event in events:
+                for expanded in chunks.feed(event):
+                    session._apply(verifier, expanded)
+            session.tracker.finalize()
+            session._after_run()
+        self.chat._sessions, self.chat.thread_id = {THREAD_ID: session}, THREAD_ID
+        self.chat.messages, self.chat.live = [], []
+        (publish or self.cls._publish)(self.chat, session, full=True)
+        self.root.get_delta()
+        self.root._clean()
+        self.client.arrivals.clear()
+        self.pushes.clear()
+        gc.collect()  # not inside a timed push
+        return session
+
+    # recording --------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def recording(self, publish=None):
+        """Record every push (``async with state`` on the chat or its slot config); optionally with
+        ``publish`` in place of ``ChatState._publish``. The benchmark's own classes, restored on exit."""
+        classes = (self.cls, self.cls.default_config)
+        saved = [(c, c.__dict__.get("__aenter__"), c.__dict__.get("__aexit__")) for c in classes]
+        original_publish = self.cls._publish
+        chat = self
+
+        async def enter(state: Any) -> Any:
+            chat._entered = time.perf_counter()
+            return state
+
+        async def leave(state: Any, *exc_info: Any) -> None:
+            chat._record()
+
+        def labelled(state: Any, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
+            chat._label = chat._kind(full, starting)
+            (publish or original_publish)(state, session, full=full, starting=starting)
+
+        for cls in classes:
+            cls.__aenter__, cls.__aexit__ = enter, leave
+        self.cls._publish = labelled
+        try:
+            yield self
+        finally:
+            self.cls._publish = original_publish
+            for cls, aenter, aexit in saved:
+                for name, value in (("__aenter__", aenter), ("__aexit__", aexit)):
+                    if value is None:
+                        delattr(cls, name)
+                    else:
+                        setattr(cls, name, value)
+
+    def _kind(self, full: bool, starting: bool) -> str:
+        arrivals = self.client.arrivals
+        if starting:  # send(): the tail starts at the new user message; submit(): at the end
+            transcript = self.chat._session().transcript
+            return "resume" if transcript.tail_start == len(transcript.messages) else "send"
+        if full:
+            return "end"
+        if not arrivals:
+            return "other"
+        at, kind = arrivals[-1]
+        if self.clock() > at:
+            return "trailing"  # nothing new since the last change: the timer's push
+        return "immediate" if kind in {k.value for k in _FLUSH_NOW} else "interval"
+
+    def _record(self) -> None:
+        delta = self.root.get_delta()
+        if delta:
+            size = len(rx_format.json_dumps(delta).encode())
+            seconds = time.perf_counter() - self._entered
+            sent = {name.split(FIELD_MARKER)[0] for vars_ in delta.values() for name in vars_}
+            self.pushes.append(Push(self.clock(), len(self.client.arrivals), self._label, size, seconds,
+                                    "messages" in sent))
+        self.root._clean()
+        self._label = "other"
+
+    # running ------------------------------------------------------------------------------------------
+
+    async def send(self, text: str, events: list[Any], gaps: list[float]) -> None:
+        self.client.script.append((events, gaps))
+        await self.chat._send_text(text)
+        assert not self.client.script, "the scripted run was not played"
+
+    async def resolve(self, payload: Any, interrupt: str, events: list[Any], gaps: list[float]) -> None:
+        self.client.script.append((events, gaps))
+        await chat_state._answer(self.config, "resolve", payload, interrupt)
+        assert not self.client.script, "the resume run was not played"
+
+
+def run_on_virtual_clock(chat: Chat, main) -> None:
+    with virtual_clock() as loop:
+        chat.clock = loop.time
+        try:
+            loop.run_until_complete(main())
+        finally:
+            chat.clock = time.monotonic
+
+
+def staleness(chat: Chat) -> list[float]:
+    """Per event: clock seconds from its arrival to the first push that showed it."""
+    out, pushes, p = [], chat.pushes, 0
+    for index, (at, _) in enumerate(chat.client.arrivals):
+        while p < len(pushes) and pushes[p].arrived <= index:
+            p += 1
+        out.append(pushes[p].at - at if p < len(pushes) else float("inf"))
+    return out
+
+
+# -- part 1 -------------------------------------------------------------------------------------------
+
+def part1(chat: Chat) -> None:
+    print(f"1. push rate (the real _drive on a virtual clock: at most {PUSHES_PER_SECOND}/s,"
+          f" _PUSH_INTERVAL={_PUSH_INTERVAL * 1e3:.0f} ms, a trailing push one tick after an unpushed change;"
+          f" pushed at once: {', '.join(sorted(k.value for k in _FLUSH_NOW))})")
+    long_run = [parse_event(e) for e in run_events(0, deltas=2000, arg_deltas=12)]
+    deltas = sum(e.type.value in DELTA_TYPES for e in long_run)
+    print(f"   one run of {len(long_run)} events ({deltas} deltas), evenly spaced, on a fresh thread;"
+          f" pushes counted from the send to the end of the run, both included:")
+    print("   (trailing = pushed by _drive's timeout, nothing having arrived for a tick; when events land on"
+          " tick boundaries the timeout and the next event race: one push per tick either way)")
+    print(f"   {'deltas/s':>9s} {'pushes':>7s} {'immediate':>10s} {'trailing':>9s} {'pushes/s while answering':>25s}"
+          f" {'deltas/push':>12s} {'max wait':>9s}   what-if drive_one_timer: pushes, max wait")
+    for rate in RATES:
+        row = []
+        for drive in (None, drive_one_timer):
+            chat.new_thread()
+            with recording_drive(drive), chat.recording():
+                run_on_virtual_clock(chat, lambda: chat.send(user_text(0), long_run, paced(long_run, rate)))
+            row.append((list(chat.pushes), staleness(chat), list(chat.client.arrivals)))
+        (pushes, stale, arrivals), (what_if, what_if_stale, _) = row
+        text = [at for at, kind in arrivals if kind == "TEXT_MESSAGE_CONTENT"]
+        answering = [p for p in pushes if text[0] <= p.at <= text[-1]]
+        count = lambda kind: sum(p.kind == kind for p in pushes)  # noqa: E731
+        print(f"   {rate:9d} {len(pushes):7d} {count('immediate'):10d} {count('trailing'):9d}"
+              f" {len(answering) / (text[-1] - text[0]):25.1f} {deltas / len(pushes):12.1f}"
+              f" {max(stale) * 1e3:7.0f}ms   {len(what_if):5d}, {max(what_if_stale) * 1e3:4.0f}ms")
+
+    run = [parse_event(e) for e in run_events(0)]
+    kinds = [e.type.value for e in run]
+    text = [k for k, kind in enumerate(kinds) if kind == "TEXT_MESSAGE_CONTENT"]
+    scenarios = ((f"a {PAUSE:.0f} s stall in the middle of the answer (after delta {len(text) // 2})",
+                  text[len(text) // 2]),
+                 (f"a {PAUSE:.0f} s pause before TOOL_CALL_START (a slow tool)", kinds.index("TOOL_CALL_START")))
+    print(f"   a standard run at 100 deltas/s with a pause (wait = clock time from an event's arrival to the"
+          f" first push that shows it):")
+    for title, before in scenarios:
+        results = []
+        for drive in (None, drive_one_timer):
+            chat.new_thread()
+            with recording_drive(drive), chat.recording():
+                run_on_virtual_clock(chat, lambda: chat.send(user_text(0), run, paced(run, 100, PAUSE, before)))
+            stale = staleness(chat)
+            late = sum(s >= PAUSE for s in stale)
+            results.append((stale[before - 1], kinds[before - 1], max(stale), late))
+        (wait, kind, worst, late), (what_if_wait, _, what_if_worst, what_if_late) = results
+        print(f"     {title}: the last event before it ({kind}) waited {wait * 1e3:.0f} ms; max wait in the run"
+              f" {worst * 1e3:.0f} ms; events shown only after the pause: {late}"
+              f"   (what-if: {what_if_wait * 1e3:.0f} ms, {what_if_worst * 1e3:.0f} ms, {what_if_late})")
+    real_clock_check(chat)
+
+
+@contextlib.contextmanager
+def recording_drive(drive):
+    """``_send_text`` / ``_answer`` call the module's ``_drive``: swap in ``drive`` (None: the real one)."""
+    original = chat_state._drive
+    chat_state._drive = drive or original
+    try:
+        yield
+    finally:
+        chat_state._drive = original
+
+
+def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: float = 1.0) -> None:
+    """The real ``_drive`` on the real clock (a real event loop): ``deltas`` deltas at ``rate``/s, then
+    ``pause`` s of silence before the answer's END (a stalled model). How long did the last delta
+    before the silence wait for a push?"""
+    events = [parse_event(e) for e in run_events(0, deltas=deltas)]
+    end = [e.type.value for e in events].index("TEXT_MESSAGE_END")
+    gaps = paced(events, rate, pause, end)
+    results = []
+    for drive in (None, drive_one_timer):
+        chat.new_thread()
+        with recording_drive(drive), chat.recording():
+            asyncio.run(chat.send(user_text(0), events, gaps))
+        last_delta = end - 1
+        results.append((staleness(chat)[last_delta], len(chat.pushes)))
+    (wait, pushes), (what_if_wait, what_if_pushes) = results
+    print(f"   real clock, real _drive ({deltas} deltas at {rate:.0f}/s, then {pause:.1f} s of silence before END):"
+          f" {pushes} pushes; the last delta was shown {wait * 1e3:.0f} ms after it arrived"
+          f"   (what-if: {what_if_wait * 1e3:.0f} ms, {what_if_pushes} pushes)")
+
+
+# -- part 2 -------------------------------------------------------------------------------------------
+
+def naive_publish(self: Any, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
+    """NAIVE BASELINE: the whole conversation reassigned to `messages` at every push (what a
+    straightforward Reflex chat does); no tail, no `live`. Status vars as ``ChatState._publish``."""
+    transcript = session.transcript
+    transcript.take_changes()
+    self.messages = _rows(transcript.messages, transcript)
+    pending = session.tracker.pending
+    self.status = ("running" if session.running or starting else "error" if session.error
+                   else "interrupted" if pending is not None else "idle")
+    self.error = session.error or ""
+    self.step = transcript.step or ""
+    self.locked = pending is not None
+    if full or self.status != "running":
+        self._store(session)
+
+
+class KeepSplit:
+    """WHAT-IF (interrupt_chat is not changed), to size a fix for the history pushes that are left:
+
+    - ``_publish`` keeps `messages` = the rows before ``tail_start`` and `live` = the rows from it
+      between runs too (today it folds everything into `messages` at the end of every run, which
+      resends the history then); the history is then resent when the next ``send`` moves the split
+      (``mark_tail``), once per run as today, but the end of a run pushes only the run's rows;
+    - ``AgentSession.submit`` does not move the split: the resume run continues the interrupted
+      run's tail. Today it calls ``mark_tail``, so the interrupted run's assistant message becomes
+      history and the resume's RUN_STARTED (clearing its awaiting mark) and TOOL_CALL_RESULT (its
+      call completes) each resend the whole history.
+    """
+
+    @staticmethod
+    def publish(self: Any, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
         transcript = session.transcript
-        _, changed = transcript.take_changes()
-        head = transcript.messages[:self.start]
-        if any(m.id in changed for m in head):
-            chat.messages = [row for m in head if (row := chat_state._row(m, transcript))]
-        chat.live = [row for m in transcript.messages[self.start:] if (row := chat_state._row(m, transcript))]
+        history, tail = transcript.take_changes()
+        split = transcript.tail_start
+        if full or history:
+            _assign(self, "messages", _rows(transcript.messages[:split], transcript))
+        if full or tail:
+            _assign(self, "live", _rows(transcript.messages[split:], transcript))
         pending = session.tracker.pending  # the rest as ChatState._publish
-        chat.status = ("running" if session.running or starting else "error" if session.error
+        self.status = ("running" if session.running or starting else "error" if session.error
                        else "interrupted" if pending is not None else "idle")
-        chat.error = session.error or ""
-        chat.step = transcript.step or ""
-        chat.locked = pending is not None
+        self.error = session.error or ""
+        self.step = transcript.step or ""
+        self.locked = pending is not None
+        if full or self.status != "running":
+            self._store(session)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def submit_keeps_tail(session: AgentSession):
+        """``session.submit`` without its ``mark_tail`` (instance attributes, removed on exit)."""
+        submit = session.submit
+
+        def keeping_tail(decision: Any) -> Any:
+            session.transcript.mark_tail = lambda: None
+            try:
+                return submit(decision)
+            finally:
+                del session.transcript.mark_tail
+
+        session.submit = keeping_tail
+        try:
+            yield
+        finally:
+            del session.submit
 
 
-def replay_publish(root: rx.State, chat: Any, session: AgentSession, publisher: CurrentPublish, i: int,
-                   events: list[Any], rate: float) -> list[Push]:
-    """Run ``i`` published as ``ChatState._send_text`` + ``_drive`` do, on a virtual clock."""
-    pushes: list[Push] = []
-
-    def push(step: Any, event: str) -> None:
-        t0 = time.perf_counter()
-        step(chat, session)
-        delta, size = sent(root)
-        elapsed = time.perf_counter() - t0
-        vars_sent = next(iter(delta.values()), {})
-        history = any(k.split(FIELD_MARKER)[0] == "messages" for k in vars_sent)
-        pushes.append(Push(event, size, elapsed, history))
-
-    session.transcript.add_user_message(ids(i)["user"], user_text(i))
-    session._run = _Running()
-    push(publisher.send, "send")
-    chunks, verifier, last_push = ChunkExpander(), Verifier(), None
-    for event, now in zip(events, timeline(events, rate)):
-        for expanded in chunks.feed(event):
-            session._apply(verifier, expanded)
-        if should_push(event.type, now, last_push):
-            push(publisher.push, event.type.value)
-            last_push = now
-    session._run = None
-    session.tracker.finalize()
-    session._after_run()
-    push(publisher.end, "end")
-    return pushes
+def check_shown(chat: Chat, session: AgentSession) -> None:
+    """Between runs the page shows `messages` then `live`: every row of the thread, in order."""
+    transcript = session.transcript
+    shown = [row.id for row in [*chat.chat.messages, *chat.chat.live]]
+    assert shown == [row.id for row in _rows(transcript.messages, transcript)], "the page would not show the thread"
 
 
-def long_thread(runs: list[list[Any]]) -> tuple[rx.State, Any, AgentSession]:
-    """A chat tab whose thread holds ``runs``, published and delivered (nothing dirty)."""
-    root, chat = chat_tree()
-    session = AgentSession(AgentClient("http://127.0.0.1:9/"), thread_id=THREAD_ID)
-    for i, events in enumerate(runs):
-        session.transcript.add_user_message(ids(i)["user"], user_text(i))
-        for event in events:
-            session.transcript.apply(event)
-    chat._sessions = {session.thread_id: session}
-    chat.thread_id = session.thread_id
-    chat._publish(session, full=True)
-    sent(root)
-    return root, chat, session
+def describe(pushes: list[Push], messages_bytes: int, indent: str = "       ") -> int:
+    total = sum(p.bytes for p in pushes)
+    streaming = [p for p in pushes if p.kind in ("immediate", "interval", "trailing")]
+    small = [p for p in pushes if not p.history]
+    full = [p for p in pushes if p.history]
+    print(f"{indent}{len(pushes)} pushes, {total:,} bytes in all; largest streaming push"
+          f" {max(p.bytes for p in streaming):,} bytes")
+    if small:
+        mean = statistics.mean(p.bytes for p in small)
+        print(f"{indent}without the history {len(small):3d}   mean {mean:9,.0f} bytes"
+              f"   {ms(statistics.median(p.seconds for p in small))} CPU each"
+              f"   (the whole list is {messages_bytes / mean:,.0f}x this)")
+    if full:
+        where = ", ".join(f"{k} x{n}" for k, n in _count(p.kind for p in full).items())
+        print(f"{indent}with the history    {len(full):3d}   mean {statistics.mean(p.bytes for p in full):9,.0f}"
+              f" bytes   {ms(statistics.median(p.seconds for p in full))} CPU each   (at: {where})")
+    print(f"{indent}CPU of the send push (AgentSession.send incl. build_input, first publish):"
+          f" {ms(sum(p.seconds for p in pushes if p.kind in ('send', 'resume')))}")
+    return total
 
 
-def part2_and_3() -> None:
+def part2_and_3(chat: Chat) -> None:
     began = time.perf_counter()
     history = typed_runs(RUNS - 1)
-    root, chat, session = long_thread(history)
-    messages_bytes = len(rx_format.json_dumps(chat.messages).encode())
-    print(f"\n2. bytes per push at the end of a long thread: {RUNS - 1} runs of history, then run {RUNS} replayed"
-          f" at {REPLAY_RATE} deltas/s (built in {time.perf_counter() - began:.1f} s)")
-    print(f"   the whole message list (`messages` var, {len(chat.messages)} rows): {messages_bytes:,} bytes of JSON")
-    scenarios = (("standard run (200 text deltas, 12 argument deltas)", dict(arg_deltas=12)),
-                 ("a run whose tool call streams 200 argument deltas", dict(arg_deltas=200)))
-    for title, shape in scenarios:
-        events = [parse_event(e) for e in run_events(RUNS - 1, **shape)]
+    session = chat.new_thread(history)
+    messages_bytes = len(rx_format.json_dumps(chat.chat.messages).encode())
+    print(f"\n2. bytes per push at the end of a long thread: {RUNS - 1} runs of history, then run {RUNS} at"
+          f" {REPLAY_RATE} deltas/s through _send_text (history built in {time.perf_counter() - began:.1f} s)")
+    print(f"   the whole message list (`messages` var, {len(chat.chat.messages)} rows): {messages_bytes:,} bytes of JSON")
+    i = RUNS - 1
+    scenarios = (("standard run (200 text deltas, 12 argument deltas)", run_events(i, arg_deltas=12)),
+                 ("a run whose tool call streams 200 argument deltas", run_events(i, arg_deltas=200)))
+    for title, wire in scenarios:
+        events = [parse_event(e) for e in wire]
         print(f"   {title}:")
-        totals = {}
-        for publisher in (CurrentPublish(), TailPublish()):
-            if publisher.__class__ is not CurrentPublish or title != scenarios[0][0]:
-                root, chat, session = long_thread(history)  # the same starting point for each replay
-            pushes = replay_publish(root, chat, session, publisher, RUNS - 1, events, REPLAY_RATE)
-            live = [p for p in pushes if not p.history]
-            full = [p for p in pushes if p.history]
-            totals[publisher.label] = total = sum(p.bytes for p in pushes)
-            print(f"     {publisher.label}: {len(pushes)} pushes, {total:,} bytes in all,"
-                  f" largest streaming push {max(p.bytes for p in pushes if p.event not in ('send', 'end')):,} bytes")
-            live_bytes = statistics.mean(p.bytes for p in live)
-            print(f"       without the history {len(live):3d}   mean {live_bytes:9,.0f} bytes"
-                  f"   {ms(statistics.median(p.seconds for p in live))} CPU each"
-                  f"   (whole list / this = {messages_bytes / live_bytes:,.0f}x)")
-            if full:
-                where = ", ".join(f"{k} x{n}" for k, n in _count(p.event for p in full).items())
-                print(f"       with the history    {len(full):3d}   mean {statistics.mean(p.bytes for p in full):9,.0f}"
-                      f" bytes   {ms(statistics.median(p.seconds for p in full))} CPU each   (at: {where})")
-        current, tail = totals.values()
-        print(f"     -> bytes per run, current / what-if: {current / tail:.1f}x")
+        totals = []
+        for label, publish in (("current _publish", None), ("naive baseline: whole list at every push", naive_publish),
+                               ("what-if KeepSplit", KeepSplit.publish)):
+            chat.new_thread(history, publish)
+            check_shown(chat, chat.chat._session())
+            with chat.recording(publish):
+                run_on_virtual_clock(chat, lambda: chat.send(user_text(i), events, paced(events, REPLAY_RATE)))
+            assert chat.chat.status == "idle" and len(chat.chat.messages) + len(chat.chat.live) == 3 * RUNS
+            check_shown(chat, chat.chat._session())
+            print(f"     {label}:")
+            totals.append(describe(chat.pushes, messages_bytes))
+        print(f"     -> bytes per run: {totals[0]:,} (naive / current: {totals[1] / totals[0]:.0f}x;"
+              f" what-if: {totals[2]:,})")
+
+    print(f"   human in the loop: run {RUNS} interrupted on its tool call, then the resume run (_answer ->"
+          f" AgentSession.submit): its result, then a 200-delta answer:")
+    interrupted = [parse_event(e) for e in interrupted_run_events(i)]
+    resumed = [parse_event(e) for e in resume_run_events(i)]
+    pair_totals = []
+    for label, publish in (("current _publish", None), ("naive baseline", naive_publish),
+                           ("what-if KeepSplit", KeepSplit.publish)):
+        session = chat.new_thread(history, publish)
+        keep = KeepSplit.submit_keeps_tail(session) if publish is KeepSplit.publish else contextlib.nullcontext()
+        with chat.recording(publish), keep:
+            run_on_virtual_clock(chat, lambda: chat.send(user_text(i), interrupted, paced(interrupted, REPLAY_RATE)))
+            assert chat.chat.status == "interrupted" and chat.config.active, chat.chat.status
+            first = list(chat.pushes)
+            chat.pushes.clear()
+            chat.client.arrivals.clear()
+            run_on_virtual_clock(chat, lambda: chat.resolve({"approved": True}, interrupt_id(i), resumed,
+                                                            paced(resumed, REPLAY_RATE)))
+        assert chat.chat.status == "idle" and session.transcript.tool_calls[ids(i)["call"]].result
+        check_shown(chat, session)
+        print(f"     {label}: the interrupted run")
+        total = describe(first, messages_bytes)
+        print(f"     {label}: the resume run")
+        pair_totals.append(total + describe(chat.pushes, messages_bytes))
+    print(f"     -> bytes for the pair: current {pair_totals[0]:,}; naive {pair_totals[1]:,};"
+          f" what-if {pair_totals[2]:,}")
 
     print(f"\n3. pickling at the end of the thread ({len(session.transcript.messages)} messages)")
     t_session = _best(lambda: pickle.dumps(session), 5)
     n_session = len(pickle.dumps(session))
-    t_chat = _best(chat._serialize, 5)
-    n_chat = len(chat._serialize())
+    t_chat = _best(chat.chat._serialize, 5)
+    n_chat = len(chat.chat._serialize())
     print(f"   pickle.dumps(AgentSession)             {ms(t_session)}   {n_session / 1024:7.0f} KiB")
     print(f"   ChatState._serialize() (the substate)  {ms(t_chat)}   {n_chat / 1024:7.0f} KiB"
           f"   (every thread of the tab, in _sessions, + the vars)")
+    with tempfile.TemporaryDirectory() as folder:
+        store = ThreadStore(Path(folder) / "threads.db")
+        try:
+            t_store = _best(lambda: store.save("bench-token|chat", chat.chat._sessions, THREAD_ID), 5)
+        finally:
+            store.close()
+    print(f"   ThreadStore.save (pickle + SQLite)     {ms(t_store)}   (ChatState._store: at the send and at the"
+          f" end of every run when the store is on)")
     print(f"   note: Reflex pickles a touched substate when the lock is released. With Redis that is every"
           f" push: up to {PUSHES_PER_SECOND}/s x {t_chat * 1e3:.1f} ms = {PUSHES_PER_SECOND * t_chat * 100:.0f}%"
           f" of a core per streaming tab at this length, growing with the thread. The default disk manager"
@@ -358,8 +573,9 @@ def _best(fn, repeats: int) -> float:
 
 def main() -> None:
     began = time.perf_counter()
-    part1()
-    part2_and_3()
+    chat = Chat()
+    part1(chat)
+    part2_and_3(chat)
     print(f"\n(total {time.perf_counter() - began:.1f} s)")
 
 

@@ -1,21 +1,28 @@
 """Does the reducer stay O(1) per event as a thread grows? (``Transcript.apply``; no network, no Reflex)
 
 Builds a 200-run thread (per run: a user message, an answer streamed in 200 deltas, a tool call
-streamed in 12 argument deltas, its result; see ``_thread.py``) and prints:
+streamed in 12 argument deltas, its result; see ``_thread.py``). Every run starts the way
+``AgentSession.send`` starts it: ``Transcript.mark_tail()``, then the user message. Prints:
 
 1. the cost per event of ``Transcript.apply`` in the last 10 runs vs the first 10 (ratio ~1 means
-   O(1) per event), the same for the whole in-process pipeline (chunks + verify + reduce +
-   interrupt tracker, i.e. ``AgentSession._apply``), and the per-event-type costs;
-2. the cost of ``to_messages()`` (and of the whole next-run request body) at the start and the end:
-   linear in the history by nature, paid once per run, not per event;
+   O(1) per event), the same for the whole in-process pipeline (``send``'s claim and tail mark,
+   chunks + verify + reduce + interrupt tracker as ``AgentSession.stream`` does per event, and its
+   end of run), and the per-event-type costs; then a human-in-the-loop pair (a run interrupted on
+   its tool call, the resume run started as ``AgentSession.submit`` does) at both ends: the resume's
+   ``RUN_STARTED`` clears the awaiting mark and its ``TOOL_CALL_RESULT`` is placed after its owner,
+   both on a message that is history by then;
+2. the cost of ``to_messages()``, of the whole next-run request body, and of a whole run through
+   the real ``AgentSession.send()`` + ``stream()`` on an in-memory transport, at the start and the
+   end: the request body is linear in the history by nature, paid once per run, not per event;
 3. for contrast, a naive reducer that deep-copies the message list before applying each event (what
    ``@ag-ui/client``'s reducer does, with ``structuredClone``) and its end/start ratio.
 
-Run: ``.venv/bin/python -m benchmarks.reducer_scaling`` (about 2 s).
+Run: ``.venv/bin/python -m benchmarks.reducer_scaling`` (about 3 s).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import gc
 import json
@@ -29,12 +36,16 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import RUNS, ids, ms, typed_runs, us, user_text  # noqa: E402
-from interrupt_chat.agui import AgentSession, ChunkExpander, Transcript, Verifier  # noqa: E402
+from benchmarks._thread import (RUNS, THREAD_ID, MemoryClient, ids, interrupt_id,  # noqa: E402
+                                interrupted_run_events, ms, resume_run_events, start_run, typed_runs, us,
+                                user_text)
+from interrupt_chat.agui import AgentSession, ChunkExpander, Transcript, Verifier, parse_event  # noqa: E402
 
 REPEATS = 5  # whole-thread builds; each run's cost is the fastest of these
 WINDOW = 10  # runs compared at the start and the end
 NAIVE_RUNS = 2  # runs timed with the naive reducer at each end (it gets slow)
+SEND_REPEATS = 3  # whole-thread builds through AgentSession.send() + stream()
+HITL_REPEATS = 200  # interrupted + resumed pairs timed at each end
 
 
 def per_run_costs(runs: list[list[Any]], make, apply) -> list[float]:
@@ -50,14 +61,19 @@ def per_run_costs(runs: list[list[Any]], make, apply) -> list[float]:
 
 
 def apply_transcript(transcript: Transcript, i: int, events: list[Any]) -> None:
-    transcript.add_user_message(ids(i)["user"], user_text(i))
+    start_run(transcript, i)  # mark_tail + the user message, as AgentSession.send
     for event in events:
         transcript.apply(event)
 
 
 def apply_pipeline(session: AgentSession, i: int, events: list[Any]) -> None:
-    """What ``AgentSession.stream`` does per event once the transport has parsed it."""
-    session.transcript.add_user_message(ids(i)["user"], user_text(i))
+    """``AgentSession.send`` (claim, ``mark_tail``, user message; its ``build_input`` is section 2)
+    and what ``AgentSession.stream`` does per event once the transport has parsed it, and at the end."""
+    session._claim()
+    start_run(session.transcript, i)
+    session._claimed = False  # stream() starts
+    session.error = None
+    session.transcript.status = "running"
     chunks, verifier = ChunkExpander(), Verifier()
     for wire_event in events:
         for event in chunks.feed(wire_event):
@@ -67,46 +83,62 @@ def apply_pipeline(session: AgentSession, i: int, events: list[Any]) -> None:
     session._after_run()
 
 
-class SuggestedTranscript(Transcript):
-    """``Transcript`` with the two O(history) steps found by this benchmark made O(1) (a what-if,
-    to size the suggested fix; interrupt_chat itself is not changed):
+def send_costs(runs: list[list[Any]]) -> list[float]:
+    """Seconds per whole run through the real ``AgentSession.send()`` + ``stream()`` (fastest of
+    SEND_REPEATS builds): ``build_input`` (``to_messages`` of the history), then the events."""
+    best = [float("inf")] * len(runs)
 
-    - ``TOOL_CALL_RESULT``: ``_result_position`` finds the owner with ``self.messages.index(owner)``,
-      a scan from the start comparing with the dataclass ``__eq__`` (a tuple of every field per
-      message); the owner is nearly always one of the last messages, so scan back by identity;
-    - ``RUN_STARTED`` (and ``AgentSession._after_run``): ``set_awaiting`` walks every tool call of
-      the thread; only the calls marked awaiting (at most the open interrupts) need a look.
-    """
+    async def build() -> None:
+        session = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)
+        session.client = MemoryClient(runs)
+        for i in range(len(runs)):
+            t0 = time.perf_counter()
+            async for _ in session.send(user_text(i), message_id=ids(i)["user"]):
+                pass
+            best[i] = min(best[i], time.perf_counter() - t0)
+        assert session.error is None and len(session.transcript.messages) == 3 * len(runs)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._awaiting_ids: set[str] = set()
+    for _ in range(SEND_REPEATS):
+        asyncio.run(build())
+    return best
 
-    def set_awaiting(self, tool_call_ids: set[str] | list[str]) -> None:
-        wanted = set(tool_call_ids)
-        for call_id in self._awaiting_ids | wanted:  # only set_awaiting ever sets awaiting=True
-            call = self.tool_calls.get(call_id)
-            if call is not None and call.awaiting != (call.id in wanted):
-                call.awaiting = call.id in wanted
-                if call.awaiting:
-                    call.failed = False
-                self._changed.add(call.parent_message_id)
-        self._awaiting_ids = wanted
 
-    def _result_position(self, call: Any) -> int:
-        owner = self._by_id.get(call.parent_message_id) if call else None
-        if owner is None:
-            return len(self.messages)
-        messages = self.messages
-        index = next((k for k in range(len(messages) - 1, -1, -1) if messages[k] is owner), None)
-        if index is None:
-            return len(messages)
-        owned = set(owner.tool_call_ids)
-        position = index + 1
-        while position < len(messages) and messages[position].role == "tool" \
-                and messages[position].tool_call_id in owned:
-            position += 1
-        return position
+def hitl_costs(history: list[list[Any]], index: int) -> dict[str, float]:
+    """Median cost of the resume run's RUN_STARTED (clears the awaiting mark of the interrupted
+    call, whose message is history now) and TOOL_CALL_RESULT (placed right after its owner),
+    after ``len(history)`` runs: the pair (interrupted run ``index``, its resume) replayed
+    HITL_REPEATS times on copies of the same transcript."""
+    session = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)
+    for i, events in enumerate(history):
+        apply_pipeline(session, i, events)
+    interrupted = [parse_event(e) for e in interrupted_run_events(index)]
+    resumed = [parse_event(e) for e in resume_run_events(index)]
+    apply_pipeline(session, index, interrupted)
+    assert session.tracker.pending is not None and session.tracker.pending.ids == [interrupt_id(index)]
+    call = session.transcript.tool_calls[ids(index)["call"]]
+    assert call.status == "awaiting_approval"
+    samples: dict[str, list[float]] = defaultdict(list)
+    timer = time.perf_counter
+    base = session.transcript
+    for _ in range(HITL_REPEATS):
+        transcript = copy.copy(base)  # shallow: fresh list/dict/sets, shared (unchanged) views
+        transcript.messages, transcript._by_id = list(base.messages), dict(base._by_id)
+        transcript.tool_calls = {k: copy.copy(v) for k, v in base.tool_calls.items()}
+        transcript._awaiting, transcript._tail_ids = set(base._awaiting), set(base._tail_ids)
+        transcript._run_tool_calls = set(base._run_tool_calls)
+        transcript.mark_tail()  # AgentSession.submit: the resume run's messages start here
+        transcript.take_changes()  # ChatState._publish(full=True, starting=True) at the submit
+        for event in resumed[:2]:  # RUN_STARTED, TOOL_CALL_RESULT
+            t0 = timer()
+            transcript.apply(event)
+            samples[event.type.value].append(timer() - t0)
+        result = transcript.message(ids(index)["result"])
+        owner = transcript.message(ids(index)["answer"])
+        assert transcript.messages.index(result) == transcript.messages.index(owner) + 1
+        # the interrupted run is history once the resume run starts: both events change its
+        # assistant message (awaiting mark cleared, call complete); the result opens the new tail
+        assert transcript.tail_start == len(transcript.messages) - 1 and transcript.take_changes() == (True, True)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def by_type(runs: list[list[Any]], window: range, make=Transcript) -> tuple[dict[str, float], Transcript]:
@@ -116,7 +148,7 @@ def by_type(runs: list[list[Any]], window: range, make=Transcript) -> tuple[dict
     timer = time.perf_counter
     for i, events in enumerate(runs):
         timed = i in window
-        transcript.add_user_message(ids(i)["user"], user_text(i))
+        start_run(transcript, i)
         for event in events:
             if timed:
                 t0 = timer()
@@ -219,18 +251,17 @@ def main() -> None:
 
     start_types, _ = by_type(runs, first)
     end_types, transcript = by_type(runs, last)
-    fixed_start, _ = by_type(runs, first, SuggestedTranscript)
-    fixed_end, fixed_transcript = by_type(runs, last, SuggestedTranscript)
-    assert [m.id for m in fixed_transcript.messages] == [m.id for m in transcript.messages]
-    print("   by event type (median, Transcript.apply; last column: SuggestedTranscript, see below):")
+    assert transcript.tail_start == len(transcript.messages) - 3  # the last run's tail: user, answer, result
+    print("   by event type (median, Transcript.apply):")
     for kind in start_types:
         a, b = start_types[kind], end_types[kind]
-        fa, fb = fixed_start[kind], fixed_end[kind]
-        print(f"     {kind:22s} start {us(a)}   end {us(b)}   ratio {b / a:5.2f}   (suggested fix: {fb / fa:5.2f})")
-    fixed_costs = per_run_costs(runs, SuggestedTranscript, apply_transcript)
-    a, b = window_mean(fixed_costs, first), window_mean(fixed_costs, last)
-    print(f"   {'SuggestedTranscript.apply':30s} start {us(a)}   end {us(b)}   end/start ratio {b / a:5.2f}"
-          "   (what-if: O(1) result placement and set_awaiting)")
+        print(f"     {kind:22s} start {us(a)}   end {us(b)}   end/start ratio {b / a:5.2f}")
+    print("   human in the loop: the resume run after a run interrupted on its tool call (submit -> mark_tail)")
+    small_hitl, large_hitl = hitl_costs(runs[:WINDOW], WINDOW), hitl_costs(runs[:RUNS - 1], RUNS - 1)
+    for kind in small_hitl:
+        a, b = small_hitl[kind], large_hitl[kind]
+        print(f"     resume {kind:16s} after {WINDOW:3d} runs {us(a)}   after {RUNS} runs {us(b)}"
+              f"   end/start ratio {b / a:5.2f}")
 
     # 2. the next run's messages ----------------------------------------------------------------------
     small = Transcript()
@@ -255,6 +286,10 @@ def main() -> None:
           f" for {len(request_body()) / 1024:.0f} KiB;")
     print(f"   vs reducing one whole run at the end: {ms(run_cost).strip()}  "
           f"(ratio {body_cost / run_cost:.1f}, paid once per run)")
+    sends = send_costs(runs)
+    a, b = window_mean(sends, first), window_mean(sends, last)
+    print(f"   a whole run through AgentSession.send() + stream() (in-memory transport, fastest of {SEND_REPEATS}):"
+          f" start {ms(a).strip()}, end {ms(b).strip()} (ratio {b / a:.1f}: the request body's to_messages)")
 
     # 3. the naive deep-copying reducer ----------------------------------------------------------------
     gc.collect()

@@ -2,25 +2,38 @@
 
 A uvicorn server (``tests.unit.agents.serve_in_thread``, 127.0.0.1, ephemeral port, in a thread of
 this process) replays one pre-rendered run of ~20k events (RUN_STARTED, an answer of 20,000 text
-deltas, a tool call, its result, RUN_FINISHED). The same bytes are read four ways:
+deltas, a tool call, its result, RUN_FINISHED). The same bytes are read six ways:
 
 - ``raw``: ``httpx_sse.aconnect_sse(...).aiter_sse()``, counting events (the floor);
 - ``raw+parse``: the same, plus ``json.loads`` and ``parse_event`` (pydantic validation);
-- ``transport``: ``AgentClient.run(...)`` (our SSE framing, decode, the reader task and its queue);
-- ``session``: ``AgentSession.stream(...)`` (transport + chunks + verify + reduce + interrupts).
+- ``transport``: ``AgentClient.run(...)`` (httpx-sse framing behind a size guard, decode, the reader task and its queue);
+- ``session``: ``AgentSession.send(...)`` iterated (claim, ``mark_tail``, the user message, then
+  ``stream``: transport + chunks + verify + reduce + interrupts);
+- ``drive``: the chat's whole send path, ``ChatState._send_text`` on a real Reflex state tree (no
+  browser, no state manager: ``async with state`` is a no-op): ``session.send``, the first publish,
+  then ``_drive`` (a pending ``__anext__`` task per event, ``asyncio.wait`` for the trailing push,
+  at most 20 publishes a second of the run's own messages, the final publish);
+- ``drive*``: WHAT-IF, the same with ``_drive`` replaced by ``_drive_what_if.drive_one_timer``.
 
 Two server modes: ``batched`` (64 events per write: the client's cost dominates) and
 ``per-event`` (one write per event, as a streaming agent does; more HTTP chunks to parse). The
 server runs in the same process, so it shares the GIL with the client: absolute rates are lower
 than across processes, for every tier alike. Each figure is the best of REPEATS passes.
 
-Run: ``.venv/bin/python -m benchmarks.stream_throughput`` (about 15 s).
+Then, in-process (no network), the cost ``_drive`` adds per event: the same run from an in-memory
+transport through ``session.send`` alone vs through ``ChatState._send_text``, and (WHAT-IF, see
+``_drive_what_if.py``) with ``_drive`` replaced by a variant that arms one timer per tick for the
+trailing push instead of a task and an ``asyncio.wait`` per event.
+
+Run: ``.venv/bin/python -m benchmarks.stream_throughput`` (about 27 s).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,9 +46,17 @@ import httpx  # noqa: E402
 from ag_ui.core import PROTOCOL_VERSION, RunAgentInput  # noqa: E402
 from httpx_sse import aconnect_sse  # noqa: E402
 
-from benchmarks._thread import THREAD_ID, run_events  # noqa: E402
+from benchmarks._drive_what_if import drive_one_timer  # noqa: E402
+from benchmarks._thread import ROOT, THREAD_ID, MemoryClient, run_events  # noqa: E402
 from interrupt_chat.agui import AgentClient, AgentSession, parse_event  # noqa: E402
 from tests.unit.agents import serve_in_thread  # noqa: E402
+
+os.environ["INTERRUPT_CHAT_THREAD_STORE"] = "off"  # no SQLite file written by a benchmark
+os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
+
+import reflex as rx  # noqa: E402
+
+from interrupt_chat import state as chat_state  # noqa: E402
 
 DELTAS = 20_000
 REPEATS = 5
@@ -90,18 +111,66 @@ async def transport(url: str) -> int:
 async def session(url: str) -> int:
     chat = AgentSession(AgentClient(url, read_timeout=30), thread_id=THREAD_ID)
     count = 0
-    async for _ in chat.stream(run_input()):
+    async for _ in chat.send("Question: stream a long answer, please."):
         count += 1
-    assert chat.error is None and chat.transcript.status == "finished", chat.error
-    assert len(chat.transcript.messages[0].content) > DELTAS  # the answer really was reduced
+    check(chat)
     return count
 
+
+def check(session: AgentSession) -> None:
+    assert session.error is None and session.transcript.status == "finished", session.error
+    assert session.transcript.tail_start == 0  # send() marked the run's start (a fresh thread)
+    assert len(session.transcript.messages[1].content) > DELTAS  # the answer really was reduced
+
+
+_CHAT: list[Any] = []
+
+
+def chat_substate() -> Any:
+    """The benchmark's ChatState subclass on a real Reflex state tree (made once)."""
+    if not _CHAT:
+        chat_cls = chat_state.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
+        root = rx.State(_reflex_internal_init=True)
+        _CHAT.append(root.get_substate(chat_cls.get_full_name().split(".")))
+    return _CHAT[0]
+
+
+async def drive(client: Any) -> AgentSession:
+    """``ChatState._send_text`` (what the composer's submit runs) on a fresh thread, against ``client``."""
+    chat = chat_substate()
+    fresh = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)
+    fresh.client = client  # an AgentClient, or the in-memory stand-in below
+    chat._sessions, chat.thread_id = {THREAD_ID: fresh}, THREAD_ID
+    await chat._send_text("Question: stream a long answer, please.")
+    assert chat.status == "idle" and chat.live == [] and len(chat.messages) == 3, (chat.status, len(chat.messages))
+    check(fresh)
+    return fresh
+
+
+async def drive_tier(url: str) -> int:
+    await drive(AgentClient(url, read_timeout=30))
+    return EXPECTED[0]
+
+
+async def drive_what_if_tier(url: str) -> int:
+    original = chat_state._drive
+    chat_state._drive = drive_one_timer  # _send_text calls the module's _drive; restored below
+    try:
+        await drive(AgentClient(url, read_timeout=30))
+    finally:
+        chat_state._drive = original
+    return EXPECTED[0]
+
+
+EXPECTED: list[int] = []  # events per run (drive does not count them itself)
 
 TIERS = {
     "raw": lambda url: raw(url, parse=False),
     "raw+parse": lambda url: raw(url, parse=True),
     "transport": transport,
     "session": session,
+    "drive": drive_tier,
+    "drive*": drive_what_if_tier,
 }
 
 
@@ -123,6 +192,7 @@ async def measure(base: str, expected: int) -> dict[str, dict[str, float]]:
 def main() -> None:
     began = time.perf_counter()
     events = run_events(0, deltas=DELTAS, arg_deltas=12, run_id=RUN_ID)
+    EXPECTED.append(len(events))
     frames = [f"data: {json.dumps(e, separators=(',', ':'))}\n\n".encode() for e in events]
     size = sum(map(len, frames))
     print(f"stream: {len(events)} events, {size / 1e6:.2f} MB of SSE, best of {REPEATS} passes per tier")
@@ -135,9 +205,63 @@ def main() -> None:
             print(f"   {name:10s} {len(events) / seconds:9,.0f} events/s   {seconds * 1e6 / len(events):6.1f} us/event"
                   f"   time ratio vs raw {seconds / floor:5.2f}")
         print(f"   client pipeline overhead (session / raw): {best['session'] / floor:.2f}x;"
-              f" of which pydantic parse (raw+parse / raw): {best['raw+parse'] / floor:.2f}x")
+              f" of which pydantic parse (raw+parse / raw): {best['raw+parse'] / floor:.2f}x;"
+              f" the Reflex layer (drive / session): {best['drive'] / best['session']:.2f}x"
+              f" (what-if drive* / session: {best['drive*'] / best['session']:.2f}x)")
+    drive_in_process([parse_event(e) for e in events])
     decode_what_if(frames)
     print(f"\n(total {time.perf_counter() - began:.1f} s)")
+
+
+def drive_in_process(events: list[Any]) -> None:
+    """The same run from memory: ``session.send`` iterated vs ``ChatState._send_text`` (+ ``_drive``)."""
+    client = MemoryClient(itertools.repeat(events))
+    publishes: dict[str, list[int]] = {"real": [], "what-if": []}
+    chat_cls = type(chat_substate())
+    original_publish, original_drive = chat_cls._publish, chat_state._drive
+    variant = ["real"]
+
+    def counting(self: Any, session: AgentSession, **kwargs: Any) -> None:
+        publishes[variant[0]][-1] += 1
+        original_publish(self, session, **kwargs)
+
+    async def plain() -> None:
+        fresh = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)
+        fresh.client = client
+        async for _ in fresh.send("Question: stream a long answer, please."):
+            pass
+        check(fresh)
+
+    async def driven(name: str) -> None:
+        variant[0] = name
+        publishes[name].append(0)
+        chat_state._drive = drive_one_timer if name == "what-if" else original_drive
+        try:
+            await drive(client)
+        finally:
+            chat_state._drive = original_drive
+
+    async def measure_all() -> dict[str, float]:
+        best = {"session.send": float("inf"), "real": float("inf"), "what-if": float("inf")}
+        for _ in range(REPEATS):  # interleaved
+            for name in best:
+                t0 = time.perf_counter()
+                await (plain() if name == "session.send" else driven(name))
+                best[name] = min(best[name], time.perf_counter() - t0)
+        return best
+
+    chat_cls._publish = counting  # this benchmark's own class, restored below
+    try:
+        best = asyncio.run(measure_all())
+    finally:
+        chat_cls._publish = original_publish
+    n, floor = len(events), best["session.send"]
+    print(f"\nin-process, {n} events from an in-memory transport (best of {REPEATS}):")
+    print(f"   session.send iterated                 {floor * 1e6 / n:6.2f} us/event")
+    for name, label in (("real", "ChatState._send_text (real _drive)"), ("what-if", "same, what-if one timer per tick")):
+        counts = publishes[name]
+        print(f"   {label:37s} {best[name] * 1e6 / n:6.2f} us/event   ({min(counts)}-{max(counts)} publishes per run):"
+              f" _drive adds {(best[name] - floor) * 1e6 / n:5.2f} us/event ({best[name] / floor:.2f}x)")
 
 
 def decode_what_if(frames: list[bytes]) -> None:
