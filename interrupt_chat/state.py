@@ -199,8 +199,8 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
     A Reflex state mixin: ``chat()`` makes one concrete subclass per configuration of the chat.
     """
 
-    messages: list[MessageRow] = []  # the history: rows before the current (or last) run
-    live: list[MessageRow] = []  # what the current run added; pushed alone while it streams
+    messages: list[MessageRow] = []  # the history: every turn before the current one
+    live: list[MessageRow] = []  # the current turn (user message, answer, resumes): pushed while it streams
     status: str = "idle"  # idle | running | interrupted | error
     error: str = ""
     step: str = ""
@@ -303,18 +303,14 @@ class ChatState(rx.State, mixin=True, metaclass=_ConcreteSubclasses):
         """
         transcript = session.transcript
         history, tail = transcript.take_changes()
-        if session.running or starting:
-            # While a run streams, the history stays put and only its own messages (the tail) are
-            # pushed: one small var instead of the whole conversation at every push.
-            split = transcript.tail_start
-            if full or history:
-                _assign(self, "messages", _rows(transcript.messages[:split], transcript))
-            if full or tail:
-                self.live = _rows(transcript.messages[split:], transcript)
-        elif full or history or tail or self.live:  # between runs: one list (sent once per run)
-            _assign(self, "messages", _rows(transcript.messages, transcript))
-            if self.live:
-                self.live = []
+        # The conversation is ``messages`` (history) followed by ``live`` (the current turn: from the
+        # user's message through its resumes). Streaming touches only ``live``, a few rows; the
+        # history is sent again only when the next turn starts or an older message changes.
+        split = transcript.tail_start
+        if full or history:
+            _assign(self, "messages", _rows(transcript.messages[:split], transcript))
+        if full or tail:
+            _assign(self, "live", _rows(transcript.messages[split:], transcript))
         pending = session.tracker.pending
         # The last run's failure wins over a re-offered set (S15): the error is what just happened.
         self.status = ("running" if session.running or starting else "error" if session.error

@@ -98,8 +98,7 @@ class AgentSession:
             run_input = self.build_input(forwarded_props=decision.forwarded_props, parent_run_id=decision.parent_run_id)
         else:
             return _no_events()
-        self._claim()
-        self.transcript.mark_tail()
+        self._claim()  # a resume continues the interrupted turn: the transcript's tail stays where it is
         return self.stream(run_input, resuming=True)
 
     def cancel(self) -> bool:

@@ -229,8 +229,13 @@ async def start_long_run(h: Harness) -> asyncio.Task:
     raise AssertionError("the long run did not start streaming")
 
 
+def conversation(chat: ChatState) -> list:
+    """Every row the chat draws: the history, then the current turn."""
+    return [*chat.messages, *chat.live]
+
+
 def roles(h: Harness) -> list[str]:
-    return [m.role for m in h.chat.messages]
+    return [m.role for m in conversation(h.chat)]
 
 
 # -- sending ------------------------------------------------------------------------------------------
@@ -239,10 +244,11 @@ async def test_send_runs_the_agent_and_publishes_messages_and_status(plain: Harn
     await plain.send("  hello there  ")
     chat = plain.chat
     assert roles(plain) == ["user", "assistant"]
-    assert chat.messages[0].content == "hello there"
-    assert chat.messages[1].content.startswith("## Hello from the demo agent")
-    assert "You said: hello there" in chat.messages[1].content
-    assert chat.live == [] and not any(m.streaming for m in chat.messages)
+    assert conversation(chat)[0].content == "hello there"
+    assert conversation(chat)[1].content.startswith("## Hello from the demo agent")
+    assert "You said: hello there" in conversation(chat)[1].content
+    assert not any(m.streaming for m in conversation(chat))
+    assert chat.messages == [] and len(chat.live) == 2  # the turn stays in ``live`` until the next one
     assert (chat.status, chat.error, chat.locked, chat.notice, chat.step) == ("idle", "", False, "", "")
     assert chat.threads == [{"id": chat.thread_id, "title": "hello there", "pending": "false", "current": "true"}]
     [record] = plain.records()
@@ -260,7 +266,7 @@ async def test_send_ignores_blank_text(plain: Harness):
 async def test_tool_call_rows(plain: Harness):
     await plain.send("tools")
     assert roles(plain) == ["user", "assistant", "tool", "assistant"]
-    [call] = plain.chat.messages[1].tool_calls
+    [call] = conversation(plain.chat)[1].tool_calls
     assert (call.name, call.status) == ("get_weather", "complete")
     assert json.loads(call.args) == {"city": "Paris"}
     assert json.loads(call.result)["forecast"] == "sunny"
@@ -280,9 +286,9 @@ async def test_stop_ends_a_streaming_run(chats, agents):
     assert h.chat.notice == "Wait for the current answer, or stop it." and len(h.records()) == 1
     h.chat.stop()
     await asyncio.wait_for(task, 10)
-    assert h.chat.status == "idle" and h.chat.error == "" and h.chat.live == []
-    assert roles(h) == ["user", "assistant"] and not h.chat.messages[1].streaming
-    assert 0 < len(h.chat.messages[1].content) < 2000 * 3
+    assert h.chat.status == "idle" and h.chat.error == ""
+    assert roles(h) == ["user", "assistant"] and not conversation(h.chat)[1].streaming
+    assert 0 < len(conversation(h.chat)[1].content) < 2000 * 3
 
 
 # -- S19 shapes, S21 lock ---------------------------------------------------------------------------
@@ -302,7 +308,7 @@ async def test_s19_standard_shapes_on_the_default_slot(plain: Harness):
     assert [c.id for c in default.cards] == plain.ids()
     assert [c.kind for c in default.cards] == ["edit", "form", "approve"]
     assert plain.chat.status == "interrupted"
-    [call] = plain.chat.messages[1].tool_calls
+    [call] = conversation(plain.chat)[1].tool_calls
     assert call.status == "awaiting_approval"
 
 
@@ -360,8 +366,8 @@ async def test_s12_approve_sends_the_exact_resume(plain: Harness):
     assert assistant["toolCalls"][0]["function"]["name"] == "delete_files"
     assert default.active is False and default.slot_props is None and default.submitting is False
     assert plain.chat.locked is False and plain.chat.status == "idle"
-    assert plain.chat.messages[-1].content == "Approved: deleted 3 files in /tmp/reports."
-    assert plain.chat.messages[1].tool_calls[0].status == "complete"
+    assert conversation(plain.chat)[-1].content == "Approved: deleted 3 files in /tmp/reports."
+    assert conversation(plain.chat)[1].tool_calls[0].status == "complete"
 
 
 async def test_s07_multi_resumes_once_in_array_order(plain: Harness):
@@ -382,7 +388,7 @@ async def test_s07_multi_resumes_once_in_array_order(plain: Harness):
         {"interruptId": choice_id, "status": "resolved", "payload": {"color": "blue"}},
         {"interruptId": confirm_id, "status": "cancelled"},
     ]
-    assert plain.chat.messages[-1].content == "Rejected.\n\nYou picked blue.\n\nCancelled."
+    assert conversation(plain.chat)[-1].content == "Rejected.\n\nYou picked blue.\n\nCancelled."
 
 
 async def test_s10_double_click_sends_one_resume(plain: Harness):
@@ -412,8 +418,8 @@ async def test_s22_edit_and_approve_sends_edited_args(plain: Harness):
     records = plain.records()
     assert records[1]["resume"] == [{"interruptId": interrupt_id, "status": "resolved",
                                      "payload": {"approved": True, "editedArgs": {"path": "/tmp/old", "count": 1}}}]
-    assert plain.chat.messages[-1].content == "Approved: deleted 1 files in /tmp/old."
-    assert json.loads(plain.chat.messages[1].tool_calls[0].args) == {"path": "/tmp/old", "count": 1}
+    assert conversation(plain.chat)[-1].content == "Approved: deleted 1 files in /tmp/old."
+    assert json.loads(conversation(plain.chat)[1].tool_calls[0].args) == {"path": "/tmp/old", "count": 1}
 
 
 async def test_s22_form_validation_error_is_shown_and_nothing_is_sent(plain: Harness):
@@ -435,7 +441,7 @@ async def test_s13_legacy_resolve_sends_forwarded_props(plain: Harness):
     assert "resume" not in records[1]
     assert records[1]["forwardedProps"] == {"command": {"resume": {"approved": True}, "interruptEvent": raw}}
     assert records[1]["parentRunId"] == records[0]["runId"]
-    assert plain.chat.messages[-1].content == 'Legacy answer: {"approved": true}'
+    assert conversation(plain.chat)[-1].content == 'Legacy answer: {"approved": true}'
     assert plain.chat.locked is False
 
 
@@ -636,7 +642,7 @@ def assert_secret_nowhere(h: Harness, secret: str = SECRET) -> None:
         assert secret.encode() not in state._serialize(), state.get_full_name()
     assert secret not in json.dumps(h.root.get_delta(), default=repr)
     session = h.session
-    assert secret not in repr([dataclasses.asdict(r) for r in h.chat.messages])
+    assert secret not in repr([dataclasses.asdict(r) for r in conversation(h.chat)])
     assert secret not in json.dumps([m.model_dump(mode="json") for m in session.transcript.to_messages()])
     assert secret not in json.dumps(session.transcript.state, default=repr)
     assert secret not in session.build_input().model_dump_json()
@@ -653,7 +659,7 @@ async def test_s23_credential_through_the_default_form_leaves_no_trace(plain: Ha
     [_, resume] = plain.records()
     assert resume["resume"] == [{"interruptId": interrupt_id, "status": "resolved",
                                  "payload": {"api_key": f"<redacted:{len(SECRET)}>"}}]  # the agent got it
-    assert plain.chat.messages[-1].content == f"Credential received ({len(SECRET)} characters)."
+    assert conversation(plain.chat)[-1].content == f"Credential received ({len(SECRET)} characters)."
     assert_secret_nowhere(plain)
     assert SECRET not in caplog.text
 
@@ -696,7 +702,7 @@ async def test_s25_switching_threads_shows_that_threads_interrupts_only(plain: H
     default = await plain.config()
     thread_b = chat.thread_id
     assert thread_b != thread_a
-    assert chat.messages == [] and chat.locked is False and chat.status == "idle"
+    assert conversation(chat) == [] and chat.locked is False and chat.status == "idle"
     assert default.active is False and default.cards == [] and default.slot_props is None
     await plain.send("choice")
     [choice_id] = plain.ids()
@@ -705,7 +711,7 @@ async def test_s25_switching_threads_shows_that_threads_interrupts_only(plain: H
     assert chat.switch_thread(thread_a) is plain.cls.route_interrupts
     await plain.route()
     assert chat.thread_id == thread_a and [c.id for c in default.cards] == [approval_id]
-    assert default.interrupts[0]["id"] == approval_id and chat.messages[0].content == "approval"
+    assert default.interrupts[0]["id"] == approval_id and conversation(chat)[0].content == "approval"
     assert [t["current"] for t in chat.threads] == ["true", "false"]
     await Default.resolve.fn(default, {"approved": True}, approval_id)  # answers thread A only
     assert plain.records(thread_a)[-1]["resume"][0]["interruptId"] == approval_id
@@ -757,3 +763,17 @@ async def test_s25_pending_set_survives_a_backend_restart(chats, agents, monkeyp
     stranger.root.rx_router_session = SessionData(client_token="another-tab", client_ip="", session_id="s3")
     await stranger.cls.on_load_chat.fn(stranger.chat)
     assert stranger.chat.thread_id != thread and stranger.chat.locked is False
+
+
+async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_starts(plain: Harness):
+    """A push while streaming carries the current turn only; a resume continues the same turn."""
+    await plain.send("approval")
+    chat = plain.chat
+    assert chat.messages == [] and [r.role for r in chat.live] == ["user", "assistant"]
+    default = await plain.config()
+    await plain.cls.default_config.resolve.fn(default, {"approved": True}, plain.ids()[0])
+    assert chat.messages == []  # the resume did not resend any history
+    assert [r.role for r in chat.live] == ["user", "assistant", "tool", "assistant"]
+    await plain.send("hello")
+    assert [r.role for r in chat.messages] == ["user", "assistant", "tool", "assistant"]
+    assert [r.role for r in chat.live] == ["user", "assistant"]
