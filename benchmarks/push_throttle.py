@@ -3,8 +3,8 @@
 No browser and no server. Everything runs the real send path: ``ChatState._send_text`` (what the
 composer's submit runs: ``AgentSession.send`` -> ``mark_tail`` + the user message, the first
 publish with ``starting=True``, then ``_drive``) and, for a resume, the real ``_answer`` (what the
-card's resolve runs: ``AgentSession.submit`` -> ``mark_tail``, the publish, ``_drive``), on a real
-Reflex state tree. The agent is a scripted in-memory transport that yields pre-parsed events at
+card's resolve runs: ``AgentSession.submit``, which keeps the turn's tail, the publish, ``_drive``),
+on a real Reflex state tree. The agent is a scripted in-memory transport that yields pre-parsed events at
 given times; ``AgentSession.stream`` applies them (``session.running`` is true throughout, as in
 the app). A push is one ``async with state`` block whose delta is not empty: its size is
 ``root.get_delta()`` serialised with Reflex's ``json_dumps``, i.e. what goes over the websocket.
@@ -14,14 +14,12 @@ the app). A push is one ``async with state`` block whose delta is not empty: its
    ``_drive``'s throttle, its trailing-push timeout and the agent's pacing share one deterministic
    clock): pushes per second vs deltas per second, how long an event waits until a push shows it,
    and the trailing push after a pause (a stalled model, a slow tool). Then the real ``_drive`` once
-   on the real clock, to cross-check the trailing push. The same schedule with the what-if
-   ``_drive_what_if.drive_one_timer`` (cheaper per event, see ``stream_throughput``) for comparison.
+   on the real clock, to cross-check the trailing push.
 2. **Bytes per push** at the end of a long thread (199 runs of history, then run 200 at 100
    deltas/s): a standard run, a run whose tool call streams long arguments, and a human-in-the-loop
    pair (run 200 interrupted on its tool call, then the resume run through ``_answer``). The real
    ``ChatState._publish`` vs a naive baseline that reassigns the whole conversation at every push
-   (same ``_drive`` schedule), and a WHAT-IF for what is left (``KeepSplit``: the split between
-   history and the last run kept between runs, and a resume continuing the interrupted run's tail).
+   (same ``_drive`` schedule).
 3. **Pickle and thread store** at the end of the thread: the chat's ``AgentSession``, the chat
    substate (what a Redis/disk state manager pickles) and ``ThreadStore.save`` (what ``_store``
    does twice per run when the thread store is on, its default), into a temporary file.
@@ -58,10 +56,9 @@ import reflex as rx  # noqa: E402
 from reflex_base.constants.state import FIELD_MARKER  # noqa: E402
 from reflex_base.utils import format as rx_format  # noqa: E402
 
-from benchmarks._drive_what_if import drive_one_timer  # noqa: E402
 from interrupt_chat import state as chat_state  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
-from interrupt_chat.state import _FLUSH_NOW, _PUSH_INTERVAL, PUSHES_PER_SECOND, _assign, _rows  # noqa: E402
+from interrupt_chat.state import _FLUSH_NOW, _PUSH_INTERVAL, PUSHES_PER_SECOND, _rows  # noqa: E402
 from interrupt_chat.thread_store import ThreadStore  # noqa: E402
 
 RATES = (10, 30, 100, 300, 1000, 5000)  # deltas per second
@@ -178,6 +175,7 @@ class Chat:
         self.pushes: list[Push] = []
         self.clock = time.monotonic
         self._label = "other"
+        self._starting = "send"  # the kind of a publish with starting=True: "resume" inside resolve()
         self._entered = 0.0
 
     # a thread -------------------------------------------------------------------------------------
@@ -243,9 +241,8 @@ class Chat:
 
     def _kind(self, full: bool, starting: bool) -> str:
         arrivals = self.client.arrivals
-        if starting:  # send(): the tail starts at the new user message; submit(): at the end
-            transcript = self.chat._session().transcript
-            return "resume" if transcript.tail_start == len(transcript.messages) else "send"
+        if starting:  # _send_text's publish, or _answer's (submit keeps the tail: tell them apart by caller)
+            return self._starting
         if full:
             return "end"
         if not arrivals:
@@ -275,7 +272,11 @@ class Chat:
 
     async def resolve(self, payload: Any, interrupt: str, events: list[Any], gaps: list[float]) -> None:
         self.client.script.append((events, gaps))
-        await chat_state._answer(self.config, "resolve", payload, interrupt)
+        self._starting = "resume"
+        try:
+            await chat_state._answer(self.config, "resolve", payload, interrupt)
+        finally:
+            self._starting = "send"
         assert not self.client.script, "the resume run was not played"
 
 
@@ -311,21 +312,18 @@ def part1(chat: Chat) -> None:
     print("   (trailing = pushed by _drive's timeout, nothing having arrived for a tick; when events land on"
           " tick boundaries the timeout and the next event race: one push per tick either way)")
     print(f"   {'deltas/s':>9s} {'pushes':>7s} {'immediate':>10s} {'trailing':>9s} {'pushes/s while answering':>25s}"
-          f" {'deltas/push':>12s} {'max wait':>9s}   what-if drive_one_timer: pushes, max wait")
+          f" {'deltas/push':>12s} {'max wait':>9s}")
     for rate in RATES:
-        row = []
-        for drive in (None, drive_one_timer):
-            chat.new_thread()
-            with recording_drive(drive), chat.recording():
-                run_on_virtual_clock(chat, lambda: chat.send(user_text(0), long_run, paced(long_run, rate)))
-            row.append((list(chat.pushes), staleness(chat), list(chat.client.arrivals)))
-        (pushes, stale, arrivals), (what_if, what_if_stale, _) = row
+        chat.new_thread()
+        with chat.recording():
+            run_on_virtual_clock(chat, lambda: chat.send(user_text(0), long_run, paced(long_run, rate)))
+        pushes, stale, arrivals = chat.pushes, staleness(chat), chat.client.arrivals
         text = [at for at, kind in arrivals if kind == "TEXT_MESSAGE_CONTENT"]
         answering = [p for p in pushes if text[0] <= p.at <= text[-1]]
         count = lambda kind: sum(p.kind == kind for p in pushes)  # noqa: E731
         print(f"   {rate:9d} {len(pushes):7d} {count('immediate'):10d} {count('trailing'):9d}"
               f" {len(answering) / (text[-1] - text[0]):25.1f} {deltas / len(pushes):12.1f}"
-              f" {max(stale) * 1e3:7.0f}ms   {len(what_if):5d}, {max(what_if_stale) * 1e3:4.0f}ms")
+              f" {max(stale) * 1e3:7.0f}ms")
 
     run = [parse_event(e) for e in run_events(0)]
     kinds = [e.type.value for e in run]
@@ -336,30 +334,14 @@ def part1(chat: Chat) -> None:
     print(f"   a standard run at 100 deltas/s with a pause (wait = clock time from an event's arrival to the"
           f" first push that shows it):")
     for title, before in scenarios:
-        results = []
-        for drive in (None, drive_one_timer):
-            chat.new_thread()
-            with recording_drive(drive), chat.recording():
-                run_on_virtual_clock(chat, lambda: chat.send(user_text(0), run, paced(run, 100, PAUSE, before)))
-            stale = staleness(chat)
-            late = sum(s >= PAUSE for s in stale)
-            results.append((stale[before - 1], kinds[before - 1], max(stale), late))
-        (wait, kind, worst, late), (what_if_wait, _, what_if_worst, what_if_late) = results
-        print(f"     {title}: the last event before it ({kind}) waited {wait * 1e3:.0f} ms; max wait in the run"
-              f" {worst * 1e3:.0f} ms; events shown only after the pause: {late}"
-              f"   (what-if: {what_if_wait * 1e3:.0f} ms, {what_if_worst * 1e3:.0f} ms, {what_if_late})")
+        chat.new_thread()
+        with chat.recording():
+            run_on_virtual_clock(chat, lambda: chat.send(user_text(0), run, paced(run, 100, PAUSE, before)))
+        stale = staleness(chat)
+        late = sum(s >= PAUSE for s in stale)
+        print(f"     {title}: the last event before it ({kinds[before - 1]}) waited {stale[before - 1] * 1e3:.0f} ms;"
+              f" max wait in the run {max(stale) * 1e3:.0f} ms; events shown only after the pause: {late}")
     real_clock_check(chat)
-
-
-@contextlib.contextmanager
-def recording_drive(drive):
-    """``_send_text`` / ``_answer`` call the module's ``_drive``: swap in ``drive`` (None: the real one)."""
-    original = chat_state._drive
-    chat_state._drive = drive or original
-    try:
-        yield
-    finally:
-        chat_state._drive = original
 
 
 def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: float = 1.0) -> None:
@@ -369,86 +351,24 @@ def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: f
     events = [parse_event(e) for e in run_events(0, deltas=deltas)]
     end = [e.type.value for e in events].index("TEXT_MESSAGE_END")
     gaps = paced(events, rate, pause, end)
-    results = []
-    for drive in (None, drive_one_timer):
-        chat.new_thread()
-        with recording_drive(drive), chat.recording():
-            asyncio.run(chat.send(user_text(0), events, gaps))
-        last_delta = end - 1
-        results.append((staleness(chat)[last_delta], len(chat.pushes)))
-    (wait, pushes), (what_if_wait, what_if_pushes) = results
+    chat.new_thread()
+    with chat.recording():
+        asyncio.run(chat.send(user_text(0), events, gaps))
+    wait = staleness(chat)[end - 1]  # the last delta before the silence
     print(f"   real clock, real _drive ({deltas} deltas at {rate:.0f}/s, then {pause:.1f} s of silence before END):"
-          f" {pushes} pushes; the last delta was shown {wait * 1e3:.0f} ms after it arrived"
-          f"   (what-if: {what_if_wait * 1e3:.0f} ms, {what_if_pushes} pushes)")
+          f" {len(chat.pushes)} pushes; the last delta was shown {wait * 1e3:.0f} ms after it arrived")
 
 
 # -- part 2 -------------------------------------------------------------------------------------------
 
 def naive_publish(self: Any, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
     """NAIVE BASELINE: the whole conversation reassigned to `messages` at every push (what a
-    straightforward Reflex chat does); no tail, no `live`. Status vars as ``ChatState._publish``."""
+    straightforward Reflex chat does), `live` left empty. The status vars and the store are the real
+    ``ChatState._publish``'s (called first; its `messages`/`live` are then overwritten)."""
+    chat_state.ChatState._publish(self, session, full=full, starting=starting)
     transcript = session.transcript
-    transcript.take_changes()
     self.messages = _rows(transcript.messages, transcript)
-    pending = session.tracker.pending
-    self.status = ("running" if session.running or starting else "error" if session.error
-                   else "interrupted" if pending is not None else "idle")
-    self.error = session.error or ""
-    self.step = transcript.step or ""
-    self.locked = pending is not None
-    if full or self.status != "running":
-        self._store(session)
-
-
-class KeepSplit:
-    """WHAT-IF (interrupt_chat is not changed), to size a fix for the history pushes that are left:
-
-    - ``_publish`` keeps `messages` = the rows before ``tail_start`` and `live` = the rows from it
-      between runs too (today it folds everything into `messages` at the end of every run, which
-      resends the history then); the history is then resent when the next ``send`` moves the split
-      (``mark_tail``), once per run as today, but the end of a run pushes only the run's rows;
-    - ``AgentSession.submit`` does not move the split: the resume run continues the interrupted
-      run's tail. Today it calls ``mark_tail``, so the interrupted run's assistant message becomes
-      history and the resume's RUN_STARTED (clearing its awaiting mark) and TOOL_CALL_RESULT (its
-      call completes) each resend the whole history.
-    """
-
-    @staticmethod
-    def publish(self: Any, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
-        transcript = session.transcript
-        history, tail = transcript.take_changes()
-        split = transcript.tail_start
-        if full or history:
-            _assign(self, "messages", _rows(transcript.messages[:split], transcript))
-        if full or tail:
-            _assign(self, "live", _rows(transcript.messages[split:], transcript))
-        pending = session.tracker.pending  # the rest as ChatState._publish
-        self.status = ("running" if session.running or starting else "error" if session.error
-                       else "interrupted" if pending is not None else "idle")
-        self.error = session.error or ""
-        self.step = transcript.step or ""
-        self.locked = pending is not None
-        if full or self.status != "running":
-            self._store(session)
-
-    @staticmethod
-    @contextlib.contextmanager
-    def submit_keeps_tail(session: AgentSession):
-        """``session.submit`` without its ``mark_tail`` (instance attributes, removed on exit)."""
-        submit = session.submit
-
-        def keeping_tail(decision: Any) -> Any:
-            session.transcript.mark_tail = lambda: None
-            try:
-                return submit(decision)
-            finally:
-                del session.transcript.mark_tail
-
-        session.submit = keeping_tail
-        try:
-            yield
-        finally:
-            del session.submit
+    self.live = []
 
 
 def check_shown(chat: Chat, session: AgentSession) -> None:
@@ -494,8 +414,7 @@ def part2_and_3(chat: Chat) -> None:
         events = [parse_event(e) for e in wire]
         print(f"   {title}:")
         totals = []
-        for label, publish in (("current _publish", None), ("naive baseline: whole list at every push", naive_publish),
-                               ("what-if KeepSplit", KeepSplit.publish)):
+        for label, publish in (("current _publish", None), ("naive baseline: whole list at every push", naive_publish)):
             chat.new_thread(history, publish)
             check_shown(chat, chat.chat._session())
             with chat.recording(publish):
@@ -504,19 +423,16 @@ def part2_and_3(chat: Chat) -> None:
             check_shown(chat, chat.chat._session())
             print(f"     {label}:")
             totals.append(describe(chat.pushes, messages_bytes))
-        print(f"     -> bytes per run: {totals[0]:,} (naive / current: {totals[1] / totals[0]:.0f}x;"
-              f" what-if: {totals[2]:,})")
+        print(f"     -> bytes per run: {totals[0]:,} (naive / current: {totals[1] / totals[0]:.0f}x)")
 
     print(f"   human in the loop: run {RUNS} interrupted on its tool call, then the resume run (_answer ->"
           f" AgentSession.submit): its result, then a 200-delta answer:")
     interrupted = [parse_event(e) for e in interrupted_run_events(i)]
     resumed = [parse_event(e) for e in resume_run_events(i)]
     pair_totals = []
-    for label, publish in (("current _publish", None), ("naive baseline", naive_publish),
-                           ("what-if KeepSplit", KeepSplit.publish)):
+    for label, publish in (("current _publish", None), ("naive baseline", naive_publish)):
         session = chat.new_thread(history, publish)
-        keep = KeepSplit.submit_keeps_tail(session) if publish is KeepSplit.publish else contextlib.nullcontext()
-        with chat.recording(publish), keep:
+        with chat.recording(publish):
             run_on_virtual_clock(chat, lambda: chat.send(user_text(i), interrupted, paced(interrupted, REPLAY_RATE)))
             assert chat.chat.status == "interrupted" and chat.config.active, chat.chat.status
             first = list(chat.pushes)
@@ -530,8 +446,7 @@ def part2_and_3(chat: Chat) -> None:
         total = describe(first, messages_bytes)
         print(f"     {label}: the resume run")
         pair_totals.append(total + describe(chat.pushes, messages_bytes))
-    print(f"     -> bytes for the pair: current {pair_totals[0]:,}; naive {pair_totals[1]:,};"
-          f" what-if {pair_totals[2]:,}")
+    print(f"     -> bytes for the pair: current {pair_totals[0]:,}; naive {pair_totals[1]:,}")
 
     print(f"\n3. pickling at the end of the thread ({len(session.transcript.messages)} messages)")
     t_session = _best(lambda: pickle.dumps(session), 5)

@@ -2,7 +2,7 @@
 
 A uvicorn server (``tests.unit.agents.serve_in_thread``, 127.0.0.1, ephemeral port, in a thread of
 this process) replays one pre-rendered run of ~20k events (RUN_STARTED, an answer of 20,000 text
-deltas, a tool call, its result, RUN_FINISHED). The same bytes are read six ways:
+deltas, a tool call, its result, RUN_FINISHED). The same bytes are read five ways:
 
 - ``raw``: ``httpx_sse.aconnect_sse(...).aiter_sse()``, counting events (the floor);
 - ``raw+parse``: the same, plus ``json.loads`` and ``parse_event`` (pydantic validation);
@@ -12,8 +12,7 @@ deltas, a tool call, its result, RUN_FINISHED). The same bytes are read six ways
 - ``drive``: the chat's whole send path, ``ChatState._send_text`` on a real Reflex state tree (no
   browser, no state manager: ``async with state`` is a no-op): ``session.send``, the first publish,
   then ``_drive`` (a pending ``__anext__`` task per event, ``asyncio.wait`` for the trailing push,
-  at most 20 publishes a second of the run's own messages, the final publish);
-- ``drive*``: WHAT-IF, the same with ``_drive`` replaced by ``_drive_what_if.drive_one_timer``.
+  at most 20 publishes a second of the run's own messages, the final publish).
 
 Two server modes: ``batched`` (64 events per write: the client's cost dominates) and
 ``per-event`` (one write per event, as a streaming agent does; more HTTP chunks to parse). The
@@ -21,9 +20,7 @@ server runs in the same process, so it shares the GIL with the client: absolute 
 than across processes, for every tier alike. Each figure is the best of REPEATS passes.
 
 Then, in-process (no network), the cost ``_drive`` adds per event: the same run from an in-memory
-transport through ``session.send`` alone vs through ``ChatState._send_text``, and (WHAT-IF, see
-``_drive_what_if.py``) with ``_drive`` replaced by a variant that arms one timer per tick for the
-trailing push instead of a task and an ``asyncio.wait`` per event.
+transport through ``session.send`` alone vs through ``ChatState._send_text``.
 
 Run: ``.venv/bin/python -m benchmarks.stream_throughput`` (about 27 s).
 """
@@ -46,7 +43,6 @@ import httpx  # noqa: E402
 from ag_ui.core import PROTOCOL_VERSION, RunAgentInput  # noqa: E402
 from httpx_sse import aconnect_sse  # noqa: E402
 
-from benchmarks._drive_what_if import drive_one_timer  # noqa: E402
 from benchmarks._thread import ROOT, THREAD_ID, MemoryClient, run_events  # noqa: E402
 from interrupt_chat.agui import AgentClient, AgentSession, parse_event  # noqa: E402
 from tests.unit.agents import serve_in_thread  # noqa: E402
@@ -142,23 +138,14 @@ async def drive(client: Any) -> AgentSession:
     fresh.client = client  # an AgentClient, or the in-memory stand-in below
     chat._sessions, chat.thread_id = {THREAD_ID: fresh}, THREAD_ID
     await chat._send_text("Question: stream a long answer, please.")
-    assert chat.status == "idle" and chat.live == [] and len(chat.messages) == 3, (chat.status, len(chat.messages))
+    # _publish keeps the split between runs: a fresh thread's one run is all `live`, `messages` is empty
+    assert chat.status == "idle" and chat.messages == [] and len(chat.live) == 3, (chat.status, len(chat.live))
     check(fresh)
     return fresh
 
 
 async def drive_tier(url: str) -> int:
     await drive(AgentClient(url, read_timeout=30))
-    return EXPECTED[0]
-
-
-async def drive_what_if_tier(url: str) -> int:
-    original = chat_state._drive
-    chat_state._drive = drive_one_timer  # _send_text calls the module's _drive; restored below
-    try:
-        await drive(AgentClient(url, read_timeout=30))
-    finally:
-        chat_state._drive = original
     return EXPECTED[0]
 
 
@@ -170,7 +157,6 @@ TIERS = {
     "transport": transport,
     "session": session,
     "drive": drive_tier,
-    "drive*": drive_what_if_tier,
 }
 
 
@@ -206,8 +192,7 @@ def main() -> None:
                   f"   time ratio vs raw {seconds / floor:5.2f}")
         print(f"   client pipeline overhead (session / raw): {best['session'] / floor:.2f}x;"
               f" of which pydantic parse (raw+parse / raw): {best['raw+parse'] / floor:.2f}x;"
-              f" the Reflex layer (drive / session): {best['drive'] / best['session']:.2f}x"
-              f" (what-if drive* / session: {best['drive*'] / best['session']:.2f}x)")
+              f" the Reflex layer (drive / session): {best['drive'] / best['session']:.2f}x")
     drive_in_process([parse_event(e) for e in events])
     decode_what_if(frames)
     print(f"\n(total {time.perf_counter() - began:.1f} s)")
@@ -216,13 +201,12 @@ def main() -> None:
 def drive_in_process(events: list[Any]) -> None:
     """The same run from memory: ``session.send`` iterated vs ``ChatState._send_text`` (+ ``_drive``)."""
     client = MemoryClient(itertools.repeat(events))
-    publishes: dict[str, list[int]] = {"real": [], "what-if": []}
+    publishes: list[int] = []
     chat_cls = type(chat_substate())
-    original_publish, original_drive = chat_cls._publish, chat_state._drive
-    variant = ["real"]
+    original_publish = chat_cls._publish
 
     def counting(self: Any, session: AgentSession, **kwargs: Any) -> None:
-        publishes[variant[0]][-1] += 1
+        publishes[-1] += 1
         original_publish(self, session, **kwargs)
 
     async def plain() -> None:
@@ -232,21 +216,16 @@ def drive_in_process(events: list[Any]) -> None:
             pass
         check(fresh)
 
-    async def driven(name: str) -> None:
-        variant[0] = name
-        publishes[name].append(0)
-        chat_state._drive = drive_one_timer if name == "what-if" else original_drive
-        try:
-            await drive(client)
-        finally:
-            chat_state._drive = original_drive
+    async def driven() -> None:
+        publishes.append(0)
+        await drive(client)
 
     async def measure_all() -> dict[str, float]:
-        best = {"session.send": float("inf"), "real": float("inf"), "what-if": float("inf")}
+        best = {"session.send": float("inf"), "_send_text": float("inf")}
         for _ in range(REPEATS):  # interleaved
             for name in best:
                 t0 = time.perf_counter()
-                await (plain() if name == "session.send" else driven(name))
+                await (plain() if name == "session.send" else driven())
                 best[name] = min(best[name], time.perf_counter() - t0)
         return best
 
@@ -255,13 +234,12 @@ def drive_in_process(events: list[Any]) -> None:
         best = asyncio.run(measure_all())
     finally:
         chat_cls._publish = original_publish
-    n, floor = len(events), best["session.send"]
+    n, floor, driven_best = len(events), best["session.send"], best["_send_text"]
     print(f"\nin-process, {n} events from an in-memory transport (best of {REPEATS}):")
     print(f"   session.send iterated                 {floor * 1e6 / n:6.2f} us/event")
-    for name, label in (("real", "ChatState._send_text (real _drive)"), ("what-if", "same, what-if one timer per tick")):
-        counts = publishes[name]
-        print(f"   {label:37s} {best[name] * 1e6 / n:6.2f} us/event   ({min(counts)}-{max(counts)} publishes per run):"
-              f" _drive adds {(best[name] - floor) * 1e6 / n:5.2f} us/event ({best[name] / floor:.2f}x)")
+    print(f"   ChatState._send_text (real _drive)    {driven_best * 1e6 / n:6.2f} us/event"
+          f"   ({min(publishes)}-{max(publishes)} publishes per run):"
+          f" _drive adds {(driven_best - floor) * 1e6 / n:5.2f} us/event ({driven_best / floor:.2f}x)")
 
 
 def decode_what_if(frames: list[bytes]) -> None:
