@@ -367,30 +367,36 @@ async def _drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessi
                 if route:
                     await _route_pending(state, chat_cls, session)  # S4: the card goes away
 
-    iterator = events.__aiter__()
-    following: asyncio.Future[BaseEvent] | None = None
-    last_push, unpushed = 0.0, False
+    loop = asyncio.get_running_loop()
+    timer: asyncio.TimerHandle | None = None  # the trailing push, armed while a change waits
+    trailing: asyncio.Future[None] | None = None
+    last_push = 0.0
+
+    def fire() -> None:  # nothing new within a tick: push what waits (its own task; the lock serializes)
+        nonlocal timer, trailing, last_push
+        if trailing is not None and not trailing.done():  # the previous one is still pushing
+            timer = loop.call_later(_PUSH_INTERVAL, fire)
+            return
+        timer, last_push = None, time.monotonic()
+        trailing = asyncio.ensure_future(push())
+
     try:
-        while True:
-            following = asyncio.ensure_future(iterator.__anext__())
-            while unpushed and not await _ready(following, last_push + _PUSH_INTERVAL - time.monotonic()):
-                await push()  # the trailing push: nothing new arrived within a tick
-                last_push, unpushed = time.monotonic(), False
-            try:
-                event = await following
-            except StopAsyncIteration:
-                break
-            following = None
+        async for event in events:
             now = time.monotonic()
             if event.type in _FLUSH_NOW or now - last_push >= _PUSH_INTERVAL:
+                if timer is not None:
+                    timer.cancel()
+                    timer = None
+                last_push = now
                 await push(route=event.type == EventType.RUN_STARTED)
-                last_push, unpushed = now, False
-            else:
-                unpushed = True
+            elif timer is None:
+                timer = loop.call_later(last_push + _PUSH_INTERVAL - now, fire)
     finally:
-        if following is not None and not following.done():
-            following.cancel()  # stops the run: the session records it as stopped
-            await asyncio.gather(following, return_exceptions=True)
+        if timer is not None:
+            timer.cancel()
+        await events.aclose()  # cancelled mid-stream: stop the run now (the session records it)
+        if trailing is not None:
+            await asyncio.gather(trailing, return_exceptions=True)
         if _LIVE.get(key) is session:
             del _LIVE[key]
         async with state:
@@ -401,13 +407,6 @@ async def _drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessi
             else:
                 chat._store(session)
     await _tick_expiry(state, chat_cls)
-
-
-async def _ready(future: asyncio.Future, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``future`` without cancelling it."""
-    if timeout > 0:
-        await asyncio.wait({future}, timeout=timeout)
-    return future.done()
 
 
 async def _chat_of(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
