@@ -46,7 +46,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import (ROOT, RUNS, THREAD_ID, ids, interrupt_id, interrupted_run_events,  # noqa: E402
+from benchmarks._thread import (ROOT, RUNS, THREAD_ID, best_of, ids, interrupt_id, interrupted_run_events,  # noqa: E402
                                 ms, resume_run_events, run_events, start_run, typed_runs, user_text)
 
 os.environ["INTERRUPT_CHAT_THREAD_STORE"] = "off"  # no SQLite file in the repository (part 3 uses a temp one)
@@ -449,9 +449,9 @@ def part2_and_3(chat: Chat) -> None:
     print(f"     -> bytes for the pair: current {pair_totals[0]:,}; naive {pair_totals[1]:,}")
 
     print(f"\n3. pickling at the end of the thread ({len(session.transcript.messages)} messages)")
-    t_session = _best(lambda: pickle.dumps(session), 5)
+    t_session = best_of(lambda: pickle.dumps(session), 5)
     n_session = len(pickle.dumps(session))
-    t_chat = _best(chat.chat._serialize, 5)
+    t_chat = best_of(chat.chat._serialize, 5)
     n_chat = len(chat.chat._serialize())
     print(f"   pickle.dumps(AgentSession)             {ms(t_session)}   {n_session / 1024:7.0f} KiB")
     print(f"   ChatState._serialize() (the substate)  {ms(t_chat)}   {n_chat / 1024:7.0f} KiB"
@@ -459,7 +459,7 @@ def part2_and_3(chat: Chat) -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = ThreadStore(Path(folder) / "threads.db")
         try:
-            t_store = _best(lambda: store.save("bench-token|chat", chat.chat._sessions, THREAD_ID), 5)
+            t_store = best_of(lambda: store.save("bench-token|chat", chat.chat._sessions, THREAD_ID), 5)
         finally:
             store.close()
     print(f"   ThreadStore.save (pickle + SQLite)     {ms(t_store)}   (ChatState._store: at the send and at the"
@@ -477,13 +477,6 @@ def _count(items: Any) -> dict[str, int]:
     return counts
 
 
-def _best(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:

@@ -36,7 +36,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import (RUNS, THREAD_ID, MemoryClient, ids, interrupt_id,  # noqa: E402
+from benchmarks._thread import (RUNS, THREAD_ID, MemoryClient, best_of, ids, interrupt_id,  # noqa: E402
                                 interrupted_run_events, ms, resume_run_events, start_run, typed_runs, us,
                                 user_text)
 from interrupt_chat.agui import AgentSession, ChunkExpander, Transcript, Verifier, parse_event  # noqa: E402
@@ -270,7 +270,7 @@ def main() -> None:
     print(f"\n2. to_messages() (once per run: the history sent with the next run)")
     for label, t in ((f"after {WINDOW} runs", small), (f"after {RUNS} runs", transcript)):
         n = len(t.messages)
-        cost = min_time(t.to_messages, 20)
+        cost = best_of(t.to_messages, 20)
         print(f"   {label:16s} {n:4d} messages  {ms(cost)}  ({us(cost / n).strip()} per message)")
     session = AgentSession("http://127.0.0.1:9/", thread_id="thread-bench")
     session.transcript = transcript
@@ -280,7 +280,7 @@ def main() -> None:
         body = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
         return json.dumps(body).encode()
 
-    body_cost = min_time(request_body, 10)
+    body_cost = best_of(request_body, 10)
     run_cost = sum(transcript_costs[i] * (len(runs[i]) + 1) for i in last) / WINDOW
     print(f"   whole request body at the end (build_input + model_dump + json): {ms(body_cost).strip()}"
           f" for {len(request_body()) / 1024:.0f} KiB;")
@@ -304,13 +304,6 @@ def main() -> None:
     print(f"\n(total {time.perf_counter() - began:.1f} s)")
 
 
-def min_time(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 if __name__ == "__main__":
