@@ -46,7 +46,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import (ROOT, RUNS, THREAD_ID, best_of, ids, interrupt_id, interrupted_run_events,  # noqa: E402
+from benchmarks._thread import (ROOT, RUNS, THREAD_ID, MemoryRun, best_of, ids, interrupt_id, interrupted_run_events,  # noqa: E402
                                 ms, resume_run_events, run_events, start_run, typed_runs, user_text)
 
 os.environ["INTERRUPT_CHAT_THREAD_STORE"] = "off"  # no SQLite file in the repository (part 3 uses a temp one)
@@ -107,28 +107,20 @@ def virtual_clock():
 
 # -- a scripted agent -------------------------------------------------------------------------------
 
-class ScriptedRun:
+class ScriptedRun(MemoryRun):
     """An ``AgentRun`` stand-in: sleeps ``gap`` then yields each event; records when each arrives."""
 
     def __init__(self, events: list[Any], gaps: list[float], arrivals: list[tuple[float, str]]) -> None:
-        self.events, self.gaps, self.arrivals = events, gaps, arrivals
+        super().__init__(events)
+        self.gaps, self.arrivals = gaps, arrivals
 
     async def _iterate(self):
         loop = asyncio.get_running_loop()
-        for event, gap in zip(self.events, self.gaps):
+        for event, gap in zip(self._events, self.gaps):
             if gap:
                 await asyncio.sleep(gap)
             self.arrivals.append((loop.time(), event.type.value))
             yield event
-
-    def __aiter__(self):
-        return self._iterate()
-
-    def cancel(self) -> None:  # pragma: no cover - never called
-        pass
-
-    async def aclose(self) -> None:
-        pass
 
 
 class ScriptedClient:
