@@ -431,25 +431,12 @@ async def _answer(config: InterruptState, verb: str, payload: Any, interrupt_id:
         if decision.kind == "ignored":
             return
         events = session.submit(decision) if decision.sends else None
-        if decision.sends:
-            _apply_edited_args(session, decision)
         chat._publish(session, full=True, starting=decision.sends)
         await _route_pending(config, chat_cls, session, keep_result=True)
         if decision.sends:
             config.submitting = True
     if events is not None:
         await _drive(config, chat_cls, session, events)
-
-
-def _apply_edited_args(session: AgentSession, decision: Decision) -> None:
-    """Show approved ``editedArgs`` on the tool call: producers do not re-send TOOL_CALL_ARGS."""
-    pending = session.tracker.pending
-    by_id = {i.id: i for i in pending.interrupts} if pending else {}
-    for entry in decision.resume or []:
-        payload = entry.payload if isinstance(entry.payload, dict) else {}
-        interrupt = by_id.get(entry.interrupt_id)
-        if entry.status == "resolved" and "editedArgs" in payload and interrupt and interrupt.tool_call_id:
-            session.transcript.set_tool_call_args(interrupt.tool_call_id, payload["editedArgs"])
 
 
 async def _route_pending(state: rx.State, chat_cls: type[ChatState], session: AgentSession,

@@ -94,12 +94,24 @@ class AgentSession:
         """Start the resume run a ``resume`` / ``legacy-resume`` decision asks for (else: no events)."""
         if decision.kind == "resume":
             run_input = self.build_input(resume=decision.resume, parent_run_id=decision.parent_run_id)
+            self._show_edited_args(decision)
         elif decision.kind == "legacy-resume":
             run_input = self.build_input(forwarded_props=decision.forwarded_props, parent_run_id=decision.parent_run_id)
         else:
             return _no_events()
         self._claim()  # a resume continues the interrupted turn: the transcript's tail stays where it is
         return self.stream(run_input, resuming=True)
+
+    def _show_edited_args(self, decision: Decision) -> None:
+        """Approved ``editedArgs`` replace the tool call's arguments in the transcript (after the
+        request was built): producers run the edited call but do not re-stream its arguments."""
+        pending = self.tracker.pending
+        by_id = {i.id: i for i in pending.interrupts} if pending else {}
+        for entry in decision.resume or []:
+            payload = entry.payload if isinstance(entry.payload, dict) else {}
+            interrupt = by_id.get(entry.interrupt_id)
+            if entry.status == "resolved" and "editedArgs" in payload and interrupt and interrupt.tool_call_id:
+                self.transcript.set_tool_call_args(interrupt.tool_call_id, payload["editedArgs"])
 
     def cancel(self) -> bool:
         """Stop the run in flight (stop button). Returns False when nothing was running."""

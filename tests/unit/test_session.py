@@ -190,6 +190,18 @@ async def test_s12_resume_request_fields():
     assert resume["tools"] == [] and resume["context"] == [] and resume["forwardedProps"] == {}
 
 
+async def test_s22_edited_args_go_in_the_payload_and_then_show_on_the_tool_call():
+    session, agent = await interrupted_session()
+    agent.then(resumed_run)
+    edited = {"count": 1}
+    await drain(session.submit(session.tracker.resolve({"approved": True, "editedArgs": edited})))
+    resume = agent.bodies[1]
+    assert resume["resume"][0]["payload"]["editedArgs"] == edited
+    sent_call = resume["messages"][1]["toolCalls"][0]["function"]["arguments"]
+    assert json.loads(sent_call) == {"count": 3}  # the history is what the agent asked; the payload edits it
+    assert session.transcript.tool_calls["call_1"].args == edited  # what ran is what the chat shows
+
+
 async def test_s12_after_the_resume_the_tool_result_sits_after_its_assistant_message():
     session, agent = await interrupted_session()
     agent.then(resumed_run)
