@@ -1,4 +1,4 @@
-"""InterruptTracker against rules S1-S15 (shared/spec/interrupt-semantics.md), one group per rule."""
+"""InterruptTracker against rules S1-S15 (docs/semantics.md), one group per rule."""
 
 from __future__ import annotations
 

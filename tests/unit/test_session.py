@@ -1,6 +1,6 @@
 """AgentSession end to end against scripted in-process agents (tests/unit/agents.py).
 
-Rule ids are from shared/spec/interrupt-semantics.md. The agents here are written for these
+Rule ids are from docs/semantics.md. The agents here are written for these
 tests (no dependency on interrupt_chat.demo_agent).
 """
 
