@@ -12,12 +12,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from ag_ui.core import Interrupt
-
-from .agui import InterruptTracker, Pending, Transcript, parse_expiry
+from .agui import InterruptTracker, Pending, Transcript, interrupt_dict, parse_expiry
 from .forms import approval_kind, fields_of
 
-__all__ = ["Card", "FormField", "build_cards", "interrupt_dict", "legacy_fields", "prompt_of", "refresh_expiry"]
+__all__ = ["Card", "FormField", "build_cards", "legacy_fields", "prompt_of", "refresh_expiry"]
 
 
 @dataclass
@@ -52,11 +50,6 @@ class Card:
     error: str = ""
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
-
-
-def interrupt_dict(interrupt: Interrupt) -> dict[str, Any]:
-    """An interrupt as its wire dict (camelCase), for state vars and slot props."""
-    return interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def legacy_fields(value: Any) -> dict[str, Any]:

@@ -3,28 +3,35 @@
 The pipeline, one module per stage: :mod:`.transport` (HTTP POST + SSE -> events),
 :mod:`.events` (drop/strip rules), :mod:`.chunks` (``*_CHUNK`` expansion), :mod:`.verify`
 (ordering rules), :mod:`.transcript` (the reducer), :mod:`.interrupts` (rules S1-S15), and
-:mod:`.session`, which ties them together for one thread.
+:mod:`.session`, which ties them together for one thread. :mod:`.errors` holds the one
+exception tree (base :class:`AguiError`).
 """
 
-from .chunks import ChunkError, ChunkExpander
-from .events import MalformedEvent, parse_event
-from .interrupts import Decision, InterruptTracker, Pending, is_expired, parse_expiry
-from .session import AgentSession, new_id
-from .transcript import MessageView, ToolCallView, Transcript
-from .transport import (
-    AgentClient,
+from .chunks import ChunkExpander
+from .errors import (
+    AgentConfigurationError,
     AgentConnectionError,
     AgentError,
     AgentHTTPError,
-    AgentRun,
     AgentStreamError,
     AgentTimeoutError,
+    AguiError,
+    ChunkError,
+    MalformedEvent,
+    ProtocolViolation,
     RunCancelled,
+    RunInFlight,
 )
-from .verify import ProtocolViolation, Verifier
+from .events import parse_event
+from .interrupts import Decision, InterruptTracker, Pending, interrupt_dict, is_expired, parse_expiry
+from .session import AgentSession, new_id
+from .transcript import MessageView, ToolCallView, Transcript
+from .transport import AgentClient, AgentRun
+from .verify import Verifier
 
 __all__ = [
     "AgentClient",
+    "AgentConfigurationError",
     "AgentConnectionError",
     "AgentError",
     "AgentHTTPError",
@@ -32,6 +39,7 @@ __all__ = [
     "AgentSession",
     "AgentStreamError",
     "AgentTimeoutError",
+    "AguiError",
     "ChunkError",
     "ChunkExpander",
     "Decision",
@@ -41,9 +49,11 @@ __all__ = [
     "Pending",
     "ProtocolViolation",
     "RunCancelled",
+    "RunInFlight",
     "ToolCallView",
     "Transcript",
     "Verifier",
+    "interrupt_dict",
     "is_expired",
     "new_id",
     "parse_event",

@@ -24,6 +24,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from .errors import ChunkError
+
 __all__ = ["ChunkError", "ChunkExpander"]
 
 _CHUNK_TYPES = {EventType.TEXT_MESSAGE_CHUNK, EventType.TOOL_CALL_CHUNK, EventType.REASONING_MESSAGE_CHUNK}
@@ -31,10 +33,6 @@ _CHUNK_TYPES = {EventType.TEXT_MESSAGE_CHUNK, EventType.TOOL_CALL_CHUNK, EventTy
 _PASS_THROUGH = {EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA,
                  EventType.REASONING_ENCRYPTED_VALUE, EventType.SUBAGENT_STARTED, EventType.SUBAGENT_FINISHED,
                  EventType.SUBAGENT_ERROR}
-
-
-class ChunkError(ValueError):
-    """A chunk that cannot be expanded (e.g. the first chunk of a message has no id)."""
 
 
 @dataclass

@@ -13,6 +13,8 @@ from typing import Any
 from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
+from .errors import MalformedEvent
+
 __all__ = ["EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent", "parse_event"]
 
 log = logging.getLogger(__name__)
@@ -20,10 +22,6 @@ log = logging.getLogger(__name__)
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 KNOWN_EVENT_TYPES = frozenset(t.value for t in EventType)
 KNOWN_OUTCOME_TYPES = frozenset({"success", "interrupt", "cancelled"})
-
-
-class MalformedEvent(ValueError):
-    """A known event type whose fields do not match the AG-UI 1.0 schema."""
 
 
 def parse_event(obj: Any) -> BaseEvent | None:

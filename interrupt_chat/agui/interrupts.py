@@ -1,4 +1,4 @@
-"""The interrupt tracker: rules S1-S15 of ``shared/spec/interrupt-semantics.md``.
+"""The interrupt tracker: rules S1-S15 of ``docs/semantics.md``.
 
 A run that needs a person ends with ``RUN_FINISHED.outcome = {"type": "interrupt", ...}``
 (standard) or sends ``CUSTOM name="on_interrupt"`` (legacy, LangGraph-style). The tracker
@@ -19,7 +19,7 @@ from ag_ui.core import BaseEvent, EventType, Interrupt, ResumeEntry
 
 from .events import MalformedEvent, parse_event
 
-__all__ = ["Decision", "InterruptTracker", "Pending", "is_expired", "is_secret_schema", "parse_expiry"]
+__all__ = ["Decision", "InterruptTracker", "Pending", "interrupt_dict", "is_expired", "is_secret_schema", "parse_expiry"]
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,29 @@ class Pending:
 
     @property
     def ids(self) -> list[str]:
+        """The open interrupts' ids, in protocol order."""
         return [i.id for i in self.interrupts]
+
+    @property
+    def wire_interrupts(self) -> list[dict[str, Any]]:
+        """The open interrupts as wire dicts (camelCase), ready for a UI's state (S19)."""
+        return [interrupt_dict(i) for i in self.interrupts]
+
+    @property
+    def wire_event(self) -> dict[str, Any]:
+        """:attr:`event` as plain JSON data: a standard set's first interrupt as its wire dict (S19)."""
+        value = self.event["value"]
+        return {"name": LEGACY_EVENT_NAME, "value": interrupt_dict(value) if isinstance(value, Interrupt) else value}
+
+    def schema_for(self, interrupt_id: str | None) -> Any:
+        """The ``responseSchema`` an answer to ``interrupt_id`` must satisfy, or None.
+
+        A legacy set has one interrupt and no ids: its value's own ``responseSchema`` (S22).
+        """
+        if self.kind == "legacy":
+            value = self.event["value"]
+            return value.get("responseSchema") if isinstance(value, dict) else None
+        return next((i.response_schema for i in self.interrupts if i.id == interrupt_id), None)
 
 
 @dataclass(frozen=True)
@@ -353,6 +375,11 @@ class InterruptTracker:
             command = {"resume": payload, **command}
         self._sealed = True
         return Decision("legacy-resume", forwarded_props={"command": command}, parent_run_id=pending.run_id)
+
+
+def interrupt_dict(interrupt: Interrupt) -> dict[str, Any]:
+    """An interrupt as its wire dict (camelCase keys, no nulls)."""
+    return interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def is_secret_schema(prop: Any) -> bool:

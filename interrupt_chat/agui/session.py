@@ -17,11 +17,12 @@ from typing import Any
 
 from ag_ui.core import PROTOCOL_VERSION, BaseEvent, EventType, RunAgentInput
 
-from .chunks import ChunkError, ChunkExpander
+from .chunks import ChunkExpander
 from .interrupts import Decision, InterruptTracker
 from .transcript import Transcript
-from .transport import AgentClient, AgentError, AgentRun, RunCancelled
-from .verify import ProtocolViolation, Verifier
+from .errors import AgentError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
+from .transport import AgentClient, AgentRun
+from .verify import Verifier
 
 __all__ = ["AgentSession", "new_id"]
 
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 
 def new_id(prefix: str) -> str:
+    """A fresh protocol id such as ``run-1f3a…`` (16 hex digits of a UUID4)."""
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
 
 
@@ -76,14 +78,14 @@ class AgentSession:
 
     def _claim(self) -> None:
         if self.running:
-            raise RuntimeError(f"a run is already in flight on thread {self.thread_id}")
+            raise RunInFlight(f"a run is already in flight on thread {self.thread_id}")
         self._claimed = True
 
     def send(self, text: str, *, message_id: str | None = None) -> AsyncIterator[BaseEvent]:
         """Add a user message and run the agent on it (iterate the result to run it).
 
         Raises:
-            RuntimeError: a run is already in flight on this thread (one run at a time).
+            RunInFlight: a run is already in flight on this thread (one run at a time).
         """
         self._claim()
         self.transcript.mark_tail()
@@ -142,6 +144,7 @@ class AgentSession:
         except RunCancelled:
             self._failed("stopped", cancelled=True, before_start=resuming and not started)
         except (AgentError, ChunkError, ProtocolViolation) as exc:
+            log.warning("run %s on %s failed (%s): %s", run_input.run_id, self.thread_id, type(exc).__name__, exc)
             self._failed(str(exc), before_start=resuming and not started)
         except (GeneratorExit, asyncio.CancelledError):
             # the consumer stopped iterating (or its task was cancelled): stop a run it left open
@@ -166,6 +169,7 @@ class AgentSession:
         self.tracker.observe(event)
         if event.type == EventType.RUN_ERROR:
             self.error = self.transcript.error
+            log.warning("run %s on %s failed (RUN_ERROR from the agent): %s", self.last_run_id, self.thread_id, self.error)
 
     def _failed(self, message: str, *, cancelled: bool = False, before_start: bool = False) -> None:
         if before_start:

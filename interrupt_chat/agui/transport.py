@@ -1,9 +1,10 @@
 """HTTP POST + SSE transport: one ``RunAgentInput`` in, typed ``ag_ui.core`` events out.
 
-``httpx`` does the HTTP (``httpx-sse`` opens the request); :func:`_sse_data` frames the SSE
-body as ``@ag-ui/client`` does (CR/LF/CRLF, multi-line ``data:``, comments such as
-sse-starlette's ``: ping``, a size cap per event); this module adds the AG-UI rules and turns
-every failure into an :class:`AgentError` subclass with a message a person can act on.
+``httpx`` does the HTTP and ``httpx-sse`` frames the SSE body, exactly to the SSE standard
+(CR/LF/CRLF, multi-line ``data:``, comments such as sse-starlette's ``: ping``); this module
+adds a size cap per event (:class:`_Bounded`), the AG-UI rules, and turns every failure into an
+:class:`~interrupt_chat.agui.errors.AgentError` subclass with a message a person can act on (the
+``httpx`` error kept as its cause).
 
 A run is read by a private task that feeds a queue, so :meth:`AgentRun.cancel` works from any
 task (a stop button's handler) and closes the HTTP response at once.
@@ -21,10 +22,21 @@ import httpx
 from ag_ui.core import BaseEvent, RunAgentInput
 from httpx_sse import EventSource, aconnect_sse
 
-from .events import MalformedEvent, parse_event
+from .errors import (
+    AgentConfigurationError,
+    AgentConnectionError,
+    AgentError,
+    AgentHTTPError,
+    AgentStreamError,
+    AgentTimeoutError,
+    MalformedEvent,
+    RunCancelled,
+)
+from .events import parse_event
 
 __all__ = [
     "AgentClient",
+    "AgentConfigurationError",
     "AgentConnectionError",
     "AgentError",
     "AgentHTTPError",
@@ -39,36 +51,6 @@ log = logging.getLogger(__name__)
 BODY_EXCERPT = 300
 EVENT_STREAM = "text/event-stream"
 MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
-
-
-class AgentError(Exception):
-    """A run could not be completed. ``started`` says whether any event had arrived."""
-
-    started: bool = False
-
-
-class AgentConnectionError(AgentError):
-    """The agent could not be reached, or the connection dropped mid-stream."""
-
-
-class AgentTimeoutError(AgentError):
-    """Connecting to the agent, or waiting for its next event, took too long."""
-
-
-class AgentHTTPError(AgentError):
-    """The agent answered with an HTTP error status (input rejected before the run started)."""
-
-    def __init__(self, status: int, body: str) -> None:
-        self.status, self.body = status, body
-        super().__init__(f"the agent answered HTTP {status}" + (f": {body}" if body else ""))
-
-
-class AgentStreamError(AgentError):
-    """The response is not an AG-UI event stream, or a ``data:`` line is not a valid event."""
-
-
-class RunCancelled(AgentError):
-    """The run was cancelled by the client (stop button)."""
 
 
 _DONE = object()
@@ -181,6 +163,8 @@ class AgentRun:
 
     async def _events(self) -> AsyncIterator[BaseEvent]:
         client = self._client
+        if not client.url:
+            raise AgentConfigurationError("no agent URL is configured")
         headers = {"Accept": EVENT_STREAM, **client.headers}
         try:
             async with httpx.AsyncClient(timeout=client.timeout, transport=client.transport) as http:
@@ -204,13 +188,13 @@ class AgentRun:
                             yield event
         except httpx.TimeoutException as exc:
             phase = "connecting to" if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)) else "waiting for"
-            raise AgentTimeoutError(f"timed out {phase} the agent at {client.url}") from None
+            raise AgentTimeoutError(f"timed out {phase} the agent at {client.url}") from exc
         except httpx.ConnectError as exc:
-            raise AgentConnectionError(f"cannot reach the agent at {client.url}: {exc or 'connection refused'}") from None
+            raise AgentConnectionError(f"cannot reach the agent at {client.url}: {exc or 'connection refused'}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {exc or type(exc).__name__}") from None
+            raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {exc or type(exc).__name__}") from exc
         except httpx.HTTPError as exc:
-            raise AgentConnectionError(f"HTTP error talking to the agent: {exc or type(exc).__name__}") from None
+            raise AgentConnectionError(f"HTTP error talking to the agent: {exc or type(exc).__name__}") from exc
 
 
 class _Bounded:

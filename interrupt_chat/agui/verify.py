@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from ag_ui.core import BaseEvent, EventType
 
+from .errors import ProtocolViolation
+
 __all__ = ["ProtocolViolation", "Verifier"]
 
 _E = EventType
-
-
-class ProtocolViolation(ValueError):
-    """The agent's stream broke an AG-UI ordering rule."""
 
 
 class Verifier:
