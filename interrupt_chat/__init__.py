@@ -7,9 +7,15 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ChatState", "InterruptState", "SlotProps", "chat", "chat_state"]
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
+    from .components.chat import chat, chat_state
+    from .components.interrupt_slot import SlotProps
+    from .endpoint import set_default_agent_url
+    from .state import ChatState, InterruptState
+
+__all__ = ["ChatState", "InterruptState", "SlotProps", "chat", "chat_state", "set_default_agent_url"]
 
 _LAZY = {
     "ChatState": "interrupt_chat.state",
@@ -17,10 +23,12 @@ _LAZY = {
     "SlotProps": "interrupt_chat.components.interrupt_slot",
     "chat": "interrupt_chat.components.chat",
     "chat_state": "interrupt_chat.components.chat",
+    "set_default_agent_url": "interrupt_chat.endpoint",
 }
 
 
 def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'interrupt_chat' has no attribute {name!r}")
@@ -30,4 +38,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
+    """The module's names, lazy ones included."""
     return sorted([*globals(), *__all__])

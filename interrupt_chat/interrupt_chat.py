@@ -169,12 +169,17 @@ def manual() -> rx.Component:
                  intro="Say “legacy-string”: the request appears in the aside, not in the chat.")
 
 
+DEMO_AGENT_PATH = "/demo-agent/"
+ic.set_default_agent_url(DEMO_AGENT_PATH)  # used unless INTERRUPT_CHAT_AGENT_URL is set
+
+
 def _api() -> Starlette:
-    return Starlette(routes=[Mount("/demo-agent", app=create_demo_agent())])
+    return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
 
 app = rx.App(
     api_transformer=_api(),
+    stylesheets=["/demo.css"],  # the page layout (assets/demo.css); the chat links its own stylesheet
 )
 app.add_page(index, route="/", title="interrupt_chat")
 app.add_page(approval, route="/approval", title="interrupt_chat · approval")

@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 
 import reflex as rx
 
-from ..state import ChatState, InterruptState, new_chat_state
+from ..registry import new_chat_state
+from ..state import ChatState, InterruptState
 from .behaviour import chat_behaviour
 from .composer import composer
 from .interrupt_slot import SlotProps, default_slot, slot_container

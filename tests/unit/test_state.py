@@ -4,8 +4,8 @@ Per docs/toolchain.md §5: states are instantiated directly under pytest (``rx.S
 whole tree), background handlers run through ``Handler.fn(state, ...)`` (``async with self`` is a
 no-op there) and cross-state access goes through ``get_state``. The agent is
 ``interrupt_chat.demo_agent`` on a loopback uvicorn server; its store records every request it
-received, which is how "what was sent" is checked. Chats with custom configurations pay about one
-second per run: ``_tick_expiry`` sleeps once before it notices there is nothing to count down.
+received, which is how "what was sent" is checked. A run costs no extra wait: ``_tick_expiry`` returns at
+once unless an active card has an expiry, and only then counts down once a second.
 
 A run never streams into the view of another thread (S25), and unmasked answers survive a state
 round trip (S7) while masked ones never reach a pickle (S23).
@@ -29,7 +29,8 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.state import ChatState, InterruptState, new_chat_state
+from interrupt_chat.registry import new_chat_state
+from interrupt_chat.state import ChatState, InterruptState
 from tests.unit.agents import serve_in_thread
 
 pytestmark = pytest.mark.loopback
@@ -530,11 +531,11 @@ async def test_s16_disabled_config_stays_empty_and_its_answers_do_nothing(chats,
 
 async def test_s16_enabled_raising_counts_as_false_and_is_logged(chats, agents, caplog):
     h = harness(chats, agents, "broken")
-    with caplog.at_level(logging.ERROR, logger="interrupt_chat.state"):
+    with caplog.at_level(logging.ERROR, logger="interrupt_chat.routing"):
         await h.send("choice")
     broken, default = await h.config(Broken), await h.config()
     assert broken.active is False and broken.slot_props is None and default.active is True
-    errors = [r for r in caplog.records if r.name == "interrupt_chat.state" and "Broken.enabled" in r.getMessage()]
+    errors = [r for r in caplog.records if r.name == "interrupt_chat.routing" and "Broken.enabled" in r.getMessage()]
     assert errors and errors[0].exc_info and "enabled exploded" in str(errors[0].exc_info[1])
 
 
@@ -579,7 +580,7 @@ async def test_s17_async_handler_result_kept_while_answers_accumulate(chats, age
 
 async def test_s17_raising_handler_gives_none_and_is_logged(chats, agents, caplog):
     h = harness(chats, agents, "routing")
-    with caplog.at_level(logging.ERROR, logger="interrupt_chat.state"):
+    with caplog.at_level(logging.ERROR, logger="interrupt_chat.routing"):
         await h.send("legacy")  # an object value that is neither input_required nor tool_call
     anything = await h.config(Anything)
     assert anything.active is True and len(CALLS["Anything"]) == 1
@@ -777,3 +778,35 @@ async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_st
     await plain.send("hello")
     assert [r.role for r in chat.messages] == ["user", "assistant", "tool", "assistant"]
     assert [r.role for r in chat.live] == ["user", "assistant"]
+
+
+# -- configuration ------------------------------------------------------------------------------------
+
+async def test_no_agent_configured_shows_a_configuration_error_not_a_connection_error(agents, monkeypatch):
+    """An embedding app with no agent_url, no INTERRUPT_CHAT_AGENT_URL and no registered default
+    (no demo agent mounted) gets a clear configuration error in the chat, and nothing is sent."""
+    from interrupt_chat import endpoint
+
+    monkeypatch.delenv(endpoint.AGENT_URL_ENV, raising=False)
+    monkeypatch.setattr(endpoint, "_registered", None)
+    h = Harness(new_chat_state("unit-test-unconfigured", agent_url=None, configs=[]), agents.store)
+    await h.cls.on_load_chat.fn(h.chat)
+    assert h.chat.error == endpoint.NO_AGENT_MESSAGE
+    await h.send("hello")
+    assert h.chat.status == "error" and h.chat.error == endpoint.NO_AGENT_MESSAGE
+    assert "INTERRUPT_CHAT_AGENT_URL" in h.chat.error and "cannot reach" not in h.chat.error
+    assert conversation(h.chat) == [] and h.session.transcript.messages == []
+
+
+async def test_registered_default_agent_is_used_and_the_environment_wins(agents, monkeypatch):
+    from interrupt_chat import endpoint
+
+    monkeypatch.delenv(endpoint.AGENT_URL_ENV, raising=False)
+    monkeypatch.setattr(endpoint, "_registered", None)
+    endpoint.set_default_agent_url(agents.url)
+    assert endpoint.default_agent_url() == agents.url
+    h = Harness(new_chat_state("unit-test-registered", agent_url=None, configs=[]), agents.store)
+    await h.send("hello")
+    assert h.chat.error == "" and [m.role for m in conversation(h.chat)] == ["user", "assistant"]
+    monkeypatch.setenv(endpoint.AGENT_URL_ENV, "http://127.0.0.1:9/from-env/")
+    assert endpoint.default_agent_url() == "http://127.0.0.1:9/from-env/"

@@ -1,0 +1,80 @@
+"""Row view models for the chat: messages, tool calls and threads as the page draws them.
+
+Framework-free, like :mod:`interrupt_chat.cards`: plain dataclasses and functions that turn
+the core's :class:`~interrupt_chat.agui.Transcript` into what ``rx.foreach`` iterates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .agui import AgentSession, MessageView, Transcript
+
+__all__ = ["MessageRow", "ToolCallRow", "message_rows", "thread_rows"]
+
+DRAWN_ROLES = ("user", "assistant", "tool", "reasoning")
+TITLE_CHARS = 40
+
+
+@dataclass
+class ToolCallRow:
+    """A tool call as the chat draws it."""
+
+    id: str
+    name: str
+    status: str  # streaming | running | awaiting_approval | complete | failed
+    args: str
+    result: str
+
+
+@dataclass
+class MessageRow:
+    """A transcript message as the chat draws it (``rx.foreach`` over typed rows)."""
+
+    id: str
+    role: str  # user | assistant | tool | reasoning
+    content: str
+    tool_calls: list[ToolCallRow]
+    streaming: bool
+
+
+def message_rows(messages: Sequence[MessageView], transcript: Transcript) -> list[MessageRow]:
+    """The rows for ``messages`` (a slice of ``transcript.messages``), skipping what is not drawn."""
+    return [row for message in messages if (row := _message_row(message, transcript))]
+
+
+def _message_row(message: MessageView, transcript: Transcript) -> MessageRow | None:
+    """A message's row; None for roles the chat does not draw and for empty assistant turns."""
+    if message.role not in DRAWN_ROLES:
+        return None
+    calls = [_tool_call_row(transcript, call_id) for call_id in message.tool_call_ids]
+    rows = [call for call in calls if call is not None]
+    if message.role == "assistant" and not message.content and not rows and not message.streaming:
+        return None
+    return MessageRow(id=message.id, role=message.role, content=message.content, tool_calls=rows,
+                      streaming=message.streaming)
+
+
+def _tool_call_row(transcript: Transcript, call_id: str) -> ToolCallRow | None:
+    call = transcript.tool_calls.get(call_id)
+    if call is None:
+        return None
+    args = json.dumps(call.args, indent=2, ensure_ascii=False) if call.args is not None else call.args_text
+    return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args, result=call.result or "")
+
+
+def thread_rows(sessions: Mapping[str, AgentSession], current: str) -> list[dict[str, str]]:
+    """One row per thread: id, title (its first user message), pending and current flags."""
+    rows = []
+    for thread_id, session in sessions.items():
+        first_user = next((m.content for m in session.transcript.messages if m.role == "user"), "")
+        rows.append({"id": thread_id, "title": first_user[:TITLE_CHARS] or "New chat",
+                     "pending": _flag(session.tracker.pending is not None), "current": _flag(thread_id == current)})
+    return rows
+
+
+def _flag(value: Any) -> str:
+    return "true" if value else "false"
