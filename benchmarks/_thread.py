@@ -162,6 +162,8 @@ class MemoryClient:
     """An ``AgentClient`` stand-in (set it as ``session.client``): each ``run()`` replays the next
     of ``runs`` (any iterable of event lists; ``itertools.repeat(events)`` replays one run)."""
 
+    url = "memory://bench"  # the chat refuses to send without a configured agent URL
+
     def __init__(self, runs: Any) -> None:
         self._runs = iter(runs)
 

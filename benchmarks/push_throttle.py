@@ -2,27 +2,29 @@
 
 No browser and no server. Everything runs the real send path: ``ChatState._send_text`` (what the
 composer's submit runs: ``AgentSession.send`` -> ``mark_tail`` + the user message, the first
-publish with ``starting=True``, then ``_drive``) and, for a resume, the real ``_answer`` (what the
-card's resolve runs: ``AgentSession.submit``, which keeps the turn's tail, the publish, ``_drive``),
+``driver.publish`` with ``starting=True``, then ``driver.drive``) and, for a resume, the real
+``InterruptState._answer`` (what the card's resolve runs: ``AgentSession.submit``, which keeps the
+turn's tail, the publish, ``driver.drive``),
 on a real Reflex state tree. The agent is a scripted in-memory transport that yields pre-parsed events at
 given times; ``AgentSession.stream`` applies them (``session.running`` is true throughout, as in
 the app). A push is one ``async with state`` block whose delta is not empty: its size is
 ``root.get_delta()`` serialised with Reflex's ``json_dumps``, i.e. what goes over the websocket.
 
 1. **Push rate and latency.** On a virtual clock (an event loop whose time jumps to the next timer
-   instead of sleeping; ``interrupt_chat.state.time.monotonic`` is pointed at it for the run, so
-   ``_drive``'s throttle, its trailing-push timeout and the agent's pacing share one deterministic
-   clock): pushes per second vs deltas per second, how long an event waits until a push shows it,
-   and the trailing push after a pause (a stalled model, a slow tool). Then the real ``_drive`` once
-   on the real clock, to cross-check the trailing push.
+   instead of sleeping; ``interrupt_chat.driver.time.monotonic`` is pointed at it for the run, so
+   ``driver.drive``'s throttle (``driver._Throttle``), its trailing-push timer and the agent's pacing
+   share one deterministic clock): pushes per second vs deltas per second, how long an event waits
+   until a push shows it, and the trailing push after a pause (a stalled model, a slow tool). Then
+   the real ``driver.drive`` once on the real clock, to cross-check the trailing push.
 2. **Bytes per push** at the end of a long thread (199 runs of history, then run 200 at 100
    deltas/s): a standard run, a run whose tool call streams long arguments, and a human-in-the-loop
-   pair (run 200 interrupted on its tool call, then the resume run through ``_answer``). The real
-   ``ChatState._publish`` vs a naive baseline that reassigns the whole conversation at every push
-   (same ``_drive`` schedule).
+   pair (run 200 interrupted on its tool call, then the resume run through ``InterruptState._answer``).
+   The real ``driver.publish`` vs a naive baseline that reassigns the whole conversation at every
+   push (same ``driver.drive`` schedule).
 3. **Pickle and thread store** at the end of the thread: the chat's ``AgentSession``, the chat
-   substate (what a Redis/disk state manager pickles) and ``ThreadStore.save`` (what ``_store``
-   does twice per run when the thread store is on, its default), into a temporary file.
+   substate (what a Redis/disk state manager pickles) and ``ThreadStore.save`` (what
+   ``persistence.save`` does at the end of every run when the thread store is on, its default),
+   into a temporary file.
 
 Run: ``.venv/bin/python -m benchmarks.push_throttle`` (about 8 s).
 """
@@ -56,10 +58,13 @@ import reflex as rx  # noqa: E402
 from reflex_base.constants.state import FIELD_MARKER  # noqa: E402
 from reflex_base.utils import format as rx_format  # noqa: E402
 
-from interrupt_chat import state as chat_state  # noqa: E402
+from interrupt_chat import driver, registry  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
-from interrupt_chat.state import _FLUSH_NOW, _PUSH_INTERVAL, PUSHES_PER_SECOND, _rows  # noqa: E402
+from interrupt_chat.driver import FLUSH_NOW, PUSH_INTERVAL, PUSHES_PER_SECOND  # noqa: E402
 from interrupt_chat.thread_store import ThreadStore  # noqa: E402
+from interrupt_chat.views import message_rows  # noqa: E402
+
+REAL_PUBLISH = driver.publish  # the real one (``recording`` patches the module attribute)
 
 RATES = (10, 30, 100, 300, 1000, 5000)  # deltas per second
 PAUSE = 3.0  # seconds of silence in the pause scenarios
@@ -93,14 +98,14 @@ class VirtualLoop(asyncio.SelectorEventLoop):
 
 @contextlib.contextmanager
 def virtual_clock():
-    """A VirtualLoop, with ``_drive``'s ``time.monotonic`` reading it (restored on exit)."""
+    """A VirtualLoop, with ``driver.drive``'s ``time.monotonic`` reading it (restored on exit)."""
     loop = VirtualLoop()
-    real_time = chat_state.time
-    chat_state.time = types.SimpleNamespace(monotonic=loop.time)
+    real_time = driver.time
+    driver.time = types.SimpleNamespace(monotonic=loop.time)
     try:
         yield loop
     finally:
-        chat_state.time = real_time
+        driver.time = real_time
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
 
@@ -125,6 +130,8 @@ class ScriptedRun(MemoryRun):
 
 class ScriptedClient:
     """An ``AgentClient`` stand-in: ``run()`` plays the next scripted run."""
+
+    url = "memory://scripted"  # the chat refuses to send without a configured agent URL
 
     def __init__(self) -> None:
         self.script: list[tuple[list[Any], list[float]]] = []
@@ -159,7 +166,7 @@ class Chat:
     """The benchmark's chat: its own ChatState subclass on a real state tree, with every push recorded."""
 
     def __init__(self) -> None:
-        self.cls = chat_state.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
+        self.cls = registry.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
         self.root = rx.State(_reflex_internal_init=True)
         self.chat = self.root.get_substate(self.cls.get_full_name().split("."))
         self.config = self.root.get_substate(self.cls.default_config.get_full_name().split("."))
@@ -174,7 +181,7 @@ class Chat:
 
     def new_thread(self, history: list[list[Any]] = (), publish=None) -> AgentSession:
         """A fresh thread holding ``history`` (each run started as ``send`` does), published (with
-        ``publish``, default ``ChatState._publish``) and delivered as at the end of its last run."""
+        ``publish``, default ``driver.publish``) and delivered as at the end of its last run."""
         session = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)
         session.client = self.client
         for i, events in enumerate(history):
@@ -187,7 +194,7 @@ class Chat:
             session._after_run()
         self.chat._sessions, self.chat.thread_id = {THREAD_ID: session}, THREAD_ID
         self.chat.messages, self.chat.live = [], []
-        (publish or self.cls._publish)(self.chat, session, full=True)
+        (publish or REAL_PUBLISH)(self.chat, session, full=True)
         self.root.get_delta()
         self.root._clean()
         self.client.arrivals.clear()
@@ -200,10 +207,11 @@ class Chat:
     @contextlib.contextmanager
     def recording(self, publish=None):
         """Record every push (``async with state`` on the chat or its slot config); optionally with
-        ``publish`` in place of ``ChatState._publish``. The benchmark's own classes, restored on exit."""
+        ``publish`` in place of ``driver.publish``. The benchmark's own classes and ``driver.publish``
+        (the module attribute, which ``state`` and ``driver`` both call), restored on exit."""
         classes = (self.cls, self.cls.default_config)
         saved = [(c, c.__dict__.get("__aenter__"), c.__dict__.get("__aexit__")) for c in classes]
-        original_publish = self.cls._publish
+        original_publish = driver.publish
         chat = self
 
         async def enter(state: Any) -> Any:
@@ -219,11 +227,11 @@ class Chat:
 
         for cls in classes:
             cls.__aenter__, cls.__aexit__ = enter, leave
-        self.cls._publish = labelled
+        driver.publish = labelled
         try:
             yield self
         finally:
-            self.cls._publish = original_publish
+            driver.publish = original_publish
             for cls, aenter, aexit in saved:
                 for name, value in (("__aenter__", aenter), ("__aexit__", aexit)):
                     if value is None:
@@ -242,7 +250,7 @@ class Chat:
         at, kind = arrivals[-1]
         if self.clock() > at:
             return "trailing"  # nothing new since the last change: the timer's push
-        return "immediate" if kind in {k.value for k in _FLUSH_NOW} else "interval"
+        return "immediate" if kind in {k.value for k in FLUSH_NOW} else "interval"
 
     def _record(self) -> None:
         delta = self.root.get_delta()
@@ -266,7 +274,7 @@ class Chat:
         self.client.script.append((events, gaps))
         self._starting = "resume"
         try:
-            await chat_state._answer(self.config, "resolve", payload, interrupt)
+            await self.config._answer("resolve", payload, interrupt)
         finally:
             self._starting = "send"
         assert not self.client.script, "the resume run was not played"
@@ -294,15 +302,15 @@ def staleness(chat: Chat) -> list[float]:
 # -- part 1 -------------------------------------------------------------------------------------------
 
 def part1(chat: Chat) -> None:
-    print(f"1. push rate (the real _drive on a virtual clock: at most {PUSHES_PER_SECOND}/s,"
-          f" _PUSH_INTERVAL={_PUSH_INTERVAL * 1e3:.0f} ms, a trailing push one tick after an unpushed change;"
-          f" pushed at once: {', '.join(sorted(k.value for k in _FLUSH_NOW))})")
+    print(f"1. push rate (the real driver.drive on a virtual clock: at most {PUSHES_PER_SECOND}/s,"
+          f" PUSH_INTERVAL={PUSH_INTERVAL * 1e3:.0f} ms, a trailing push one tick after an unpushed change;"
+          f" pushed at once: {', '.join(sorted(k.value for k in FLUSH_NOW))})")
     long_run = [parse_event(e) for e in run_events(0, deltas=2000, arg_deltas=12)]
     deltas = sum(e.type.value in DELTA_TYPES for e in long_run)
     print(f"   one run of {len(long_run)} events ({deltas} deltas), evenly spaced, on a fresh thread;"
           f" pushes counted from the send to the end of the run, both included:")
-    print("   (trailing = pushed by _drive's timeout, nothing having arrived for a tick; when events land on"
-          " tick boundaries the timeout and the next event race: one push per tick either way)")
+    print("   (trailing = pushed by driver.drive's timer, nothing having arrived for a tick; when events land on"
+          " tick boundaries the timer and the next event race: one push per tick either way)")
     print(f"   {'deltas/s':>9s} {'pushes':>7s} {'immediate':>10s} {'trailing':>9s} {'pushes/s while answering':>25s}"
           f" {'deltas/push':>12s} {'max wait':>9s}")
     for rate in RATES:
@@ -337,7 +345,7 @@ def part1(chat: Chat) -> None:
 
 
 def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: float = 1.0) -> None:
-    """The real ``_drive`` on the real clock (a real event loop): ``deltas`` deltas at ``rate``/s, then
+    """The real ``driver.drive`` on the real clock (a real event loop): ``deltas`` deltas at ``rate``/s, then
     ``pause`` s of silence before the answer's END (a stalled model). How long did the last delta
     before the silence wait for a push?"""
     events = [parse_event(e) for e in run_events(0, deltas=deltas)]
@@ -347,7 +355,8 @@ def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: f
     with chat.recording():
         asyncio.run(chat.send(user_text(0), events, gaps))
     wait = staleness(chat)[end - 1]  # the last delta before the silence
-    print(f"   real clock, real _drive ({deltas} deltas at {rate:.0f}/s, then {pause:.1f} s of silence before END):"
+    print(f"   real clock, real driver.drive ({deltas} deltas at {rate:.0f}/s,"
+          f" then {pause:.1f} s of silence before END):"
           f" {len(chat.pushes)} pushes; the last delta was shown {wait * 1e3:.0f} ms after it arrived")
 
 
@@ -355,11 +364,11 @@ def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: f
 
 def naive_publish(self: Any, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
     """NAIVE BASELINE: the whole conversation reassigned to `messages` at every push (what a
-    straightforward Reflex chat does), `live` left empty. The status vars and the store are the real
-    ``ChatState._publish``'s (called first; its `messages`/`live` are then overwritten)."""
-    chat_state.ChatState._publish(self, session, full=full, starting=starting)
+    straightforward Reflex chat does), `live` left empty. The status vars and the thread list are the
+    real ``driver.publish``'s (called first; its `messages`/`live` are then overwritten)."""
+    REAL_PUBLISH(self, session, full=full, starting=starting)
     transcript = session.transcript
-    self.messages = _rows(transcript.messages, transcript)
+    self.messages = message_rows(transcript.messages, transcript)
     self.live = []
 
 
@@ -367,7 +376,8 @@ def check_shown(chat: Chat, session: AgentSession) -> None:
     """Between runs the page shows `messages` then `live`: every row of the thread, in order."""
     transcript = session.transcript
     shown = [row.id for row in [*chat.chat.messages, *chat.chat.live]]
-    assert shown == [row.id for row in _rows(transcript.messages, transcript)], "the page would not show the thread"
+    expected = [row.id for row in message_rows(transcript.messages, transcript)]
+    assert shown == expected, "the page would not show the thread"
 
 
 def describe(pushes: list[Push], messages_bytes: int, indent: str = "       ") -> int:
@@ -406,7 +416,8 @@ def part2_and_3(chat: Chat) -> None:
         events = [parse_event(e) for e in wire]
         print(f"   {title}:")
         totals = []
-        for label, publish in (("current _publish", None), ("naive baseline: whole list at every push", naive_publish)):
+        for label, publish in (("current driver.publish", None),
+                               ("naive baseline: whole list at every push", naive_publish)):
             chat.new_thread(history, publish)
             check_shown(chat, chat.chat._session())
             with chat.recording(publish):
@@ -417,12 +428,12 @@ def part2_and_3(chat: Chat) -> None:
             totals.append(describe(chat.pushes, messages_bytes))
         print(f"     -> bytes per run: {totals[0]:,} (naive / current: {totals[1] / totals[0]:.0f}x)")
 
-    print(f"   human in the loop: run {RUNS} interrupted on its tool call, then the resume run (_answer ->"
-          f" AgentSession.submit): its result, then a 200-delta answer:")
+    print(f"   human in the loop: run {RUNS} interrupted on its tool call, then the resume run"
+          f" (InterruptState._answer -> AgentSession.submit): its result, then a 200-delta answer:")
     interrupted = [parse_event(e) for e in interrupted_run_events(i)]
     resumed = [parse_event(e) for e in resume_run_events(i)]
     pair_totals = []
-    for label, publish in (("current _publish", None), ("naive baseline", naive_publish)):
+    for label, publish in (("current driver.publish", None), ("naive baseline", naive_publish)):
         session = chat.new_thread(history, publish)
         with chat.recording(publish):
             run_on_virtual_clock(chat, lambda: chat.send(user_text(i), interrupted, paced(interrupted, REPLAY_RATE)))
@@ -454,8 +465,8 @@ def part2_and_3(chat: Chat) -> None:
             t_store = best_of(lambda: store.save("bench-token|chat", chat.chat._sessions, THREAD_ID), 5)
         finally:
             store.close()
-    print(f"   ThreadStore.save (pickle + SQLite)     {ms(t_store)}   (ChatState._store: at the send and at the"
-          f" end of every run when the store is on)")
+    print(f"   ThreadStore.save (pickle + SQLite)     {ms(t_store)}   (persistence.save: at the end of every run"
+          f" when the store is on)")
     print(f"   note: Reflex pickles a touched substate when the lock is released. With Redis that is every"
           f" push: up to {PUSHES_PER_SECOND}/s x {t_chat * 1e3:.1f} ms = {PUSHES_PER_SECOND * t_chat * 100:.0f}%"
           f" of a core per streaming tab at this length, growing with the thread. The default disk manager"

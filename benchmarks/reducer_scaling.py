@@ -127,7 +127,7 @@ def hitl_costs(history: list[list[Any]], index: int) -> dict[str, float]:
         transcript._awaiting, transcript._tail_ids = set(base._awaiting), set(base._tail_ids)
         transcript._run_tool_calls = set(base._run_tool_calls)
         transcript.mark_tail()  # AgentSession.submit: the resume run's messages start here
-        transcript.take_changes()  # ChatState._publish(full=True, starting=True) at the submit
+        transcript.take_changes()  # driver.publish(full=True, starting=True) at the submit
         for event in resumed[:2]:  # RUN_STARTED, TOOL_CALL_RESULT
             t0 = timer()
             transcript.apply(event)

@@ -10,16 +10,17 @@ deltas, a tool call, its result, RUN_FINISHED). The same bytes are read five way
 - ``session``: ``AgentSession.send(...)`` iterated (claim, ``mark_tail``, the user message, then
   ``stream``: transport + chunks + verify + reduce + interrupts);
 - ``drive``: the chat's whole send path, ``ChatState._send_text`` on a real Reflex state tree (no
-  browser, no state manager: ``async with state`` is a no-op): ``session.send``, the first publish,
-  then ``_drive`` (a pending ``__anext__`` task per event, ``asyncio.wait`` for the trailing push,
-  at most 20 publishes a second of the run's own messages, the final publish).
+  browser, no state manager: ``async with state`` is a no-op): ``session.send``, the first
+  ``driver.publish``, then ``driver.drive`` (a plain ``async for`` through ``driver._Throttle``: at
+  most 20 publishes a second of the run's own messages, one timer per tick for the trailing push,
+  the final publish).
 
 Two server modes: ``batched`` (64 events per write: the client's cost dominates) and
 ``per-event`` (one write per event, as a streaming agent does; more HTTP chunks to parse). The
 server runs in the same process, so it shares the GIL with the client: absolute rates are lower
 than across processes, for every tier alike. Each figure is the best of REPEATS passes.
 
-Then, in-process (no network), the cost ``_drive`` adds per event: the same run from an in-memory
+Then, in-process (no network), the cost ``driver.drive`` adds per event: the same run from an in-memory
 transport through ``session.send`` alone vs through ``ChatState._send_text``.
 
 Run: ``.venv/bin/python -m benchmarks.stream_throughput`` (about 27 s).
@@ -52,7 +53,7 @@ os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 
 import reflex as rx  # noqa: E402
 
-from interrupt_chat import state as chat_state  # noqa: E402
+from interrupt_chat import driver, registry  # noqa: E402
 
 DELTAS = 20_000
 REPEATS = 5
@@ -125,7 +126,7 @@ _CHAT: list[Any] = []
 def chat_substate() -> Any:
     """The benchmark's ChatState subclass on a real Reflex state tree (made once)."""
     if not _CHAT:
-        chat_cls = chat_state.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
+        chat_cls = registry.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
         root = rx.State(_reflex_internal_init=True)
         _CHAT.append(root.get_substate(chat_cls.get_full_name().split(".")))
     return _CHAT[0]
@@ -138,7 +139,7 @@ async def drive(client: Any) -> AgentSession:
     fresh.client = client  # an AgentClient, or the in-memory stand-in below
     chat._sessions, chat.thread_id = {THREAD_ID: fresh}, THREAD_ID
     await chat._send_text("Question: stream a long answer, please.")
-    # _publish keeps the split between runs: a fresh thread's one run is all `live`, `messages` is empty
+    # driver.publish keeps the split between runs: a fresh thread's one run is all `live`, `messages` is empty
     assert chat.status == "idle" and chat.messages == [] and len(chat.live) == 3, (chat.status, len(chat.live))
     check(fresh)
     return fresh
@@ -199,11 +200,10 @@ def main() -> None:
 
 
 def drive_in_process(events: list[Any]) -> None:
-    """The same run from memory: ``session.send`` iterated vs ``ChatState._send_text`` (+ ``_drive``)."""
+    """The same run from memory: ``session.send`` iterated vs ``ChatState._send_text`` (+ ``driver.drive``)."""
     client = MemoryClient(itertools.repeat(events))
     publishes: list[int] = []
-    chat_cls = type(chat_substate())
-    original_publish = chat_cls._publish
+    original_publish = driver.publish
 
     def counting(self: Any, session: AgentSession, **kwargs: Any) -> None:
         publishes[-1] += 1
@@ -229,17 +229,17 @@ def drive_in_process(events: list[Any]) -> None:
                 best[name] = min(best[name], time.perf_counter() - t0)
         return best
 
-    chat_cls._publish = counting  # this benchmark's own class, restored below
+    driver.publish = counting  # the module attribute state.py and driver.py both call; restored below
     try:
         best = asyncio.run(measure_all())
     finally:
-        chat_cls._publish = original_publish
+        driver.publish = original_publish
     n, floor, driven_best = len(events), best["session.send"], best["_send_text"]
     print(f"\nin-process, {n} events from an in-memory transport (best of {REPEATS}):")
     print(f"   session.send iterated                 {floor * 1e6 / n:6.2f} us/event")
-    print(f"   ChatState._send_text (real _drive)    {driven_best * 1e6 / n:6.2f} us/event"
+    print(f"   ChatState._send_text (real drive)     {driven_best * 1e6 / n:6.2f} us/event"
           f"   ({min(publishes)}-{max(publishes)} publishes per run):"
-          f" _drive adds {(driven_best - floor) * 1e6 / n:5.2f} us/event ({driven_best / floor:.2f}x)")
+          f" driver.drive adds {(driven_best - floor) * 1e6 / n:5.2f} us/event ({driven_best / floor:.2f}x)")
 
 
 def decode_what_if(frames: list[bytes]) -> None:
