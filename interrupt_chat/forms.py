@@ -13,11 +13,12 @@ import re
 from typing import Any
 
 import jsonschema
-
-from .agui.interrupts import is_secret_schema
 from referencing.exceptions import Unresolvable
 
-__all__ = ["FormError", "approval_kind", "fields_of", "is_secret", "payload_from_form", "validate_payload"]
+from .agui.interrupts import is_secret_schema
+
+__all__ = ["FormError", "approval_kind", "edited_approval", "fields_of", "is_secret", "payload_from_form",
+           "validate_payload"]
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,8 @@ def _properties(schema: Any) -> dict[str, Any]:
 
 def approval_kind(schema: Any) -> str:
     """``"edit"`` when the schema has a boolean ``approved`` and ``editedArgs``, ``"approve"`` with
-    ``approved`` only, else ``"form"``."""
+    ``approved`` only, else ``"form"``.
+    """
     props = _properties(schema)
     approved = props.get("approved")
     if isinstance(approved, dict) and approved.get("type") == "boolean":
@@ -186,3 +188,18 @@ def validate_payload(schema: Any, payload: Any) -> None:
         errors.setdefault(field, message)
     if errors:
         raise FormError(errors)
+
+
+def edited_approval(schema: Any, edited_args: Any) -> dict[str, Any]:
+    """``{"approved": true, "editedArgs": …}`` from the "edit and approve" textarea's JSON (S22).
+
+    Raises:
+        FormError: the text is not JSON, or the payload does not satisfy ``schema``.
+    """
+    try:
+        args = json.loads(str(edited_args))
+    except ValueError as exc:
+        raise FormError({"": f"The edited arguments are not valid JSON: {exc.msg}."}) from None
+    payload = {"approved": True, "editedArgs": args}
+    validate_payload(schema, payload)
+    return payload

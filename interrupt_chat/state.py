@@ -9,7 +9,6 @@ request, never into a var.
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any, ClassVar
 
 import reflex as rx
@@ -18,7 +17,7 @@ from . import driver, persistence, routing
 from .agui import AgentClient, AgentSession
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
-from .forms import FormError, payload_from_form, validate_payload
+from .forms import FormError, edited_approval, payload_from_form
 from .mixins import ConcreteSubclasses
 from .views import MessageRow
 
@@ -91,17 +90,14 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         """Default slot: "edit and approve" with the edited arguments as JSON (S22)."""
         interrupt_id = str(form_data.get("__interrupt_id", "") or "")
         try:
-            payload = {"approved": True, "editedArgs": json.loads(str(form_data.get("edited_args", "")))}
-            validate_payload(await self._schema(interrupt_id), payload)
-        except ValueError as exc:
-            message = f"The edited arguments are not valid JSON: {exc.msg}." if isinstance(exc, json.JSONDecodeError) \
-                else str(exc)
-            await self._card_error(interrupt_id, message)
+            payload = edited_approval(await self._schema(interrupt_id), form_data.get("edited_args", ""))
+        except FormError as exc:
+            await self._card_error(interrupt_id, str(exc))
             return
         await self._answer("resolve", payload, interrupt_id or None)
 
     async def _answer(self, verb: str, payload: Any, interrupt_id: str | None) -> None:
-        """resolve / cancel through the tracker; start the resume run if the decision says so."""
+        """Resolve / cancel through the tracker; start the resume run if the decision says so."""
         chat_cls = self._chat()
         async with self:
             if not self.active:  # S16: a configuration that did not take the set does nothing
@@ -187,7 +183,7 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
                            else "")
             if self.notice:
                 return
-            if not session.client.url:
+            if not self._client().url:
                 self.error, self.status = NO_AGENT_MESSAGE, "error"
                 return
             events = session.send(text)
@@ -231,13 +227,16 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             persistence.restore(self)
             session = self._session()
             driver.publish(self, session, full=True)
-            if not session.client.url:
+            if not self._client().url:
                 self.error = NO_AGENT_MESSAGE
             call = await routing.route(self, self.__class__, session)
         await routing.settle(self, self.__class__, call)
 
+    def _client(self) -> AgentClient:
+        return AgentClient(self.__class__.agent_url or default_agent_url() or "")
+
     def _new_session(self) -> AgentSession:
-        return AgentSession(AgentClient(self.__class__.agent_url or default_agent_url() or ""))
+        return AgentSession(self._client())
 
     def _session(self) -> AgentSession:
         session = self._sessions.get(self.thread_id) if self.thread_id else None
@@ -245,4 +244,6 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             session = self._new_session()
             self._sessions = {**self._sessions, session.thread_id: session}
             self.thread_id = session.thread_id
+        elif session.client is None:  # restored from a pickle: clients (headers) are never pickled
+            session.client = self._client()
         return session

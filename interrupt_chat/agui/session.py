@@ -18,9 +18,9 @@ from typing import Any
 from ag_ui.core import PROTOCOL_VERSION, BaseEvent, EventType, RunAgentInput
 
 from .chunks import ChunkExpander
+from .errors import AgentError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
 from .interrupts import Decision, InterruptTracker
 from .transcript import Transcript
-from .errors import AgentError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
 from .transport import AgentClient, AgentRun
 from .verify import Verifier
 
@@ -45,7 +45,7 @@ class AgentSession:
 
     def __init__(self, agent: AgentClient | str, *, thread_id: str | None = None,
                  now: Callable[[], datetime] | None = None) -> None:
-        self.client = agent if isinstance(agent, AgentClient) else AgentClient(agent)
+        self.client: AgentClient | None = agent if isinstance(agent, AgentClient) else AgentClient(agent)
         self.thread_id = thread_id or new_id("thread")
         self.transcript = Transcript()
         self.tracker = InterruptTracker(now=now)
@@ -55,8 +55,15 @@ class AgentSession:
         self._claimed = False  # send()/submit() returned a run that has not started streaming yet
 
     def __getstate__(self) -> dict[str, Any]:
+        """Pickled state without the live run and without the client.
+
+        The client holds request headers (a bearer token) and the URL (maybe with credentials):
+        neither may reach a state manager or a thread store. Whoever restores the session
+        attaches a client again (``session.client = AgentClient(...)``).
+        """
         state = self.__dict__.copy()
         state["_run"], state["_claimed"] = None, False  # a live HTTP run never leaves the process
+        state["client"] = None
         return state
 
     # -- building inputs -------------------------------------------------------------------------
@@ -106,7 +113,8 @@ class AgentSession:
 
     def _show_edited_args(self, decision: Decision) -> None:
         """Approved ``editedArgs`` replace the tool call's arguments in the transcript (after the
-        request was built): producers run the edited call but do not re-stream its arguments."""
+        request was built): producers run the edited call but do not re-stream its arguments.
+        """
         pending = self.tracker.pending
         by_id = {i.id: i for i in pending.interrupts} if pending else {}
         for entry in decision.resume or []:
@@ -128,7 +136,8 @@ class AgentSession:
         self.error = None
         self.last_run_id = run_input.run_id
         self.transcript.status, self.transcript.error = "running", None
-        run = self._run = self.client.run(run_input)
+        client = self.client or AgentClient("")  # restored from a pickle without a client: a clear error
+        run = self._run = client.run(run_input)
         chunks, verifier = ChunkExpander(), Verifier()
         started = False
         try:
