@@ -136,7 +136,7 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     @classmethod
     def _chat(cls) -> type[ChatState]:
         if cls._chat_state is None:
-            raise RuntimeError(f"{cls.__name__} is not attached to a chat: pass it to interrupt_chat.chat(interrupts=...)")
+            raise RuntimeError(f"{cls.__name__} serves no chat: pass it to interrupt_chat.chat(interrupts=...)")
         return cls._chat_state
 
 

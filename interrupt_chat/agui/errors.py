@@ -21,6 +21,8 @@ person and never hold a request body.
 
 from __future__ import annotations
 
+from http import HTTPStatus
+
 __all__ = [
     "AgentConfigurationError",
     "AgentConnectionError",
@@ -62,10 +64,17 @@ class AgentTimeoutError(AgentError):
 class AgentHTTPError(AgentError):
     """The agent answered with an HTTP error status (input rejected before the run started)."""
 
-    def __init__(self, status: int, body: str) -> None:
-        """Keep the status and an excerpt of the body; the message names both."""
+    def __init__(self, status: int, body: str, reason: str | None = None) -> None:
+        """Keep the status and a plain-text excerpt of the body; the message names status, reason and excerpt."""
         self.status, self.body = status, body
-        super().__init__(f"the agent answered HTTP {status}" + (f": {body}" if body else ""))
+        if reason is None:
+            try:
+                reason = HTTPStatus(status).phrase
+            except ValueError:
+                reason = ""
+        self.reason = reason
+        super().__init__(f"the agent answered HTTP {status}" + (f" {reason}" if reason else "")
+                         + (f": {body}" if body else ""))
 
 
 class AgentStreamError(AgentError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from .chunks import ChunkExpander
 from .errors import AgentError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
 from .interrupts import Decision, InterruptTracker
 from .transcript import Transcript
+from .sanitize import short_text
 from .transport import AgentClient, AgentRun
 from .verify import Verifier
 
@@ -45,6 +46,7 @@ class AgentSession:
 
     def __init__(self, agent: AgentClient | str, *, thread_id: str | None = None,
                  now: Callable[[], datetime] | None = None) -> None:
+        """Open the thread: an empty transcript, nothing pending, no run."""
         self.client: AgentClient | None = agent if isinstance(agent, AgentClient) else AgentClient(agent)
         self.thread_id = thread_id or new_id("thread")
         self.transcript = Transcript()
@@ -88,7 +90,7 @@ class AgentSession:
             raise RunInFlight(f"a run is already in flight on thread {self.thread_id}")
         self._claimed = True
 
-    def send(self, text: str, *, message_id: str | None = None) -> AsyncIterator[BaseEvent]:
+    def send(self, text: str, *, message_id: str | None = None) -> AsyncGenerator[BaseEvent, None]:
         """Add a user message and run the agent on it (iterate the result to run it).
 
         Raises:
@@ -99,7 +101,7 @@ class AgentSession:
         self.transcript.add_user_message(message_id or new_id("msg"), text)
         return self.stream(self.build_input())
 
-    def submit(self, decision: Decision) -> AsyncIterator[BaseEvent]:
+    def submit(self, decision: Decision) -> AsyncGenerator[BaseEvent, None]:
         """Start the resume run a ``resume`` / ``legacy-resume`` decision asks for (else: no events)."""
         if decision.kind == "resume":
             run_input = self.build_input(resume=decision.resume, parent_run_id=decision.parent_run_id)
@@ -112,8 +114,10 @@ class AgentSession:
         return self.stream(run_input, resuming=True)
 
     def _show_edited_args(self, decision: Decision) -> None:
-        """Approved ``editedArgs`` replace the tool call's arguments in the transcript (after the
-        request was built): producers run the edited call but do not re-stream its arguments.
+        """Show approved ``editedArgs`` as the tool call's arguments in the transcript.
+
+        Called after the request was built: producers run the edited call but do not re-stream
+        its arguments.
         """
         pending = self.tracker.pending
         by_id = {i.id: i for i in pending.interrupts} if pending else {}
@@ -130,7 +134,7 @@ class AgentSession:
         self._run.cancel()
         return True
 
-    async def stream(self, run_input: RunAgentInput, *, resuming: bool = False) -> AsyncIterator[BaseEvent]:
+    async def stream(self, run_input: RunAgentInput, *, resuming: bool = False) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent; yield each event after it has been applied to transcript and tracker."""
         self._claimed = False
         self.error = None
@@ -154,7 +158,9 @@ class AgentSession:
             self._failed("stopped", cancelled=True, before_start=resuming and not started)
         except (AgentError, ChunkError, ProtocolViolation) as exc:
             log.warning("run %s on %s failed (%s): %s", run_input.run_id, self.thread_id, type(exc).__name__, exc)
-            self._failed(str(exc), before_start=resuming and not started)
+            # the agent's own RUN_ERROR reason wins over a complaint about what it sent after it
+            reason = self.error if self.error and isinstance(exc, ProtocolViolation) else short_text(exc)
+            self._failed(reason, before_start=resuming and not started)
         except (GeneratorExit, asyncio.CancelledError):
             # the consumer stopped iterating (or its task was cancelled): stop a run it left open
             try:
@@ -178,7 +184,8 @@ class AgentSession:
         self.tracker.observe(event)
         if event.type == EventType.RUN_ERROR:
             self.error = self.transcript.error
-            log.warning("run %s on %s failed (RUN_ERROR from the agent): %s", self.last_run_id, self.thread_id, self.error)
+            log.warning("run %s on %s failed (RUN_ERROR from the agent): %s", self.last_run_id, self.thread_id,
+                        self.error)
 
     def _failed(self, message: str, *, cancelled: bool = False, before_start: bool = False) -> None:
         if before_start:
@@ -202,6 +209,6 @@ class AgentSession:
         self.transcript.set_awaiting({i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else ())
 
 
-async def _no_events() -> AsyncIterator[BaseEvent]:
+async def _no_events() -> AsyncGenerator[BaseEvent, None]:
     return
     yield  # pragma: no cover - makes this an async generator

@@ -11,23 +11,48 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import jsonpatch
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivityMessage,
+    ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
     DeveloperMessage,
     EventType,
     FunctionCall,
     Message,
+    MessagesSnapshotEvent,
+    ReasoningEncryptedValueEvent,
     ReasoningMessage,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
     SystemMessage,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
     ToolCall,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
     ToolMessage,
     UserMessage,
 )
+
+from .sanitize import MAX_DEPTH, short_text, too_deep
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
@@ -54,6 +79,7 @@ class ToolCallView:
 
     @property
     def args_text(self) -> str:
+        """The arguments as streamed so far: raw JSON text, possibly incomplete."""
         if len(self.args_parts) > 1:
             self.args_parts[:] = ["".join(self.args_parts)]
         return self.args_parts[0] if self.args_parts else ""
@@ -64,12 +90,14 @@ class ToolCallView:
         if not self.ended:
             return None
         try:
-            return json.loads(self.args_text or "{}")
-        except ValueError:
+            args = json.loads(self.args_text or "{}")
+        except (ValueError, RecursionError):
             return None
+        return None if too_deep(args) else args
 
     @property
     def status(self) -> ToolCallStatus:
+        """Where the call stands: a result wins, then failure, then a pending approval."""
         if self.result is not None:
             return "complete"
         if self.failed:
@@ -98,6 +126,7 @@ class MessageView:
 
     @property
     def content(self) -> str:
+        """The text so far (the streamed deltas joined)."""
         if len(self.parts) > 1:
             self.parts[:] = ["".join(self.parts)]
         return self.parts[0] if self.parts else ""
@@ -107,6 +136,7 @@ class Transcript:
     """Messages, tool calls, shared state and run status of one thread."""
 
     def __init__(self) -> None:
+        """Start an empty transcript: no messages, no tool calls, status ``idle``."""
         self.messages: list[MessageView] = []
         self._by_id: dict[str, MessageView] = {}
         self.tool_calls: dict[str, ToolCallView] = {}
@@ -128,6 +158,7 @@ class Transcript:
     # -- reading ---------------------------------------------------------------------------------
 
     def message(self, message_id: str) -> MessageView | None:
+        """The message with this id, or None."""
         return self._by_id.get(message_id)
 
     def mark_tail(self) -> None:
@@ -149,7 +180,7 @@ class Transcript:
         else:
             self._history_dirty = True
 
-    def set_awaiting(self, tool_call_ids: set[str] | list[str]) -> None:
+    def set_awaiting(self, tool_call_ids: Iterable[str]) -> None:
         """Mark the tool calls an open interrupt names (``awaiting_approval``); others are cleared."""
         wanted = {i for i in tool_call_ids if i in self.tool_calls}
         for call_id in self._awaiting ^ wanted:  # only the calls whose mark changes: O(marked)
@@ -170,6 +201,7 @@ class Transcript:
             self._touch(call.parent_message_id)
 
     def add_user_message(self, message_id: str, content: str) -> MessageView:
+        """Append the user's message (it opens the turn); returns its view."""
         return self._append(MessageView(id=message_id, role="user", parts=[content]))
 
     def fail(self, error: str) -> None:
@@ -189,6 +221,7 @@ class Transcript:
         self.step = None
 
     def apply(self, event: BaseEvent) -> None:
+        """Fold one event into the transcript; event types it does not track are ignored."""
         handler = _HANDLERS.get(event.type)
         if handler is not None:
             handler(self, event)
@@ -206,52 +239,54 @@ class Transcript:
 
     # run lifecycle
 
-    def _run_started(self, event: BaseEvent) -> None:
+    def _run_started(self, event: RunStartedEvent) -> None:
         self.status, self.error, self.step = "running", None, None
         self.thread_id, self.run_id = event.thread_id, event.run_id
         self._run_tool_calls.clear()
         self.set_awaiting(())
 
-    def _run_finished(self, event: BaseEvent) -> None:
+    def _run_finished(self, event: RunFinishedEvent) -> None:
         outcome = getattr(event.outcome, "type", None)
         self.status = "cancelled" if outcome == "cancelled" else "finished"
         self.step = None
 
-    def _run_error(self, event: BaseEvent) -> None:
-        detail = f" ({event.code})" if event.code else ""
-        self.fail(f"{event.message}{detail}")
+    def _run_error(self, event: RunErrorEvent) -> None:
+        message = short_text(event.message) or "the agent reported an error without a message"
+        detail = f" ({short_text(event.code, 60)})" if event.code else ""
+        self.fail(f"{message}{detail}")
 
-    def _step_started(self, event: BaseEvent) -> None:
+    def _step_started(self, event: StepStartedEvent) -> None:
         self.step = event.step_name
 
-    def _step_finished(self, event: BaseEvent) -> None:
+    def _step_finished(self, event: StepFinishedEvent) -> None:
         if self.step == event.step_name:
             self.step = None
 
     # text and reasoning
 
-    def _text_start(self, event: BaseEvent) -> None:
+    def _text_start(self, event: TextMessageStartEvent) -> None:
         message = self._ensure(event.message_id, event.role or "assistant")
         message.streaming = True
         message.name = event.name or message.name
         self._touch(message.id)
 
-    def _reasoning_start(self, event: BaseEvent) -> None:
+    def _reasoning_start(self, event: ReasoningMessageStartEvent) -> None:
         self._ensure(event.message_id, "reasoning").streaming = True
 
-    def _content(self, event: BaseEvent) -> None:
+    def _content(self, event: TextMessageContentEvent | ReasoningMessageContentEvent) -> None:
         message = self._by_id.get(event.message_id)
         if message is not None and event.delta:
             message.parts.append(event.delta)
             self._touch(message.id)
 
-    def _end(self, event: BaseEvent) -> None:
+    def _end(self, event: TextMessageEndEvent | ReasoningMessageEndEvent) -> None:
         message = self._by_id.get(event.message_id)
         if message is not None:
             message.streaming = False
             self._touch(message.id)
 
-    def _encrypted_value(self, event: BaseEvent) -> None:
+    def _encrypted_value(self, event: ReasoningEncryptedValueEvent) -> None:
+        target: ToolCallView | MessageView | None
         if event.subtype == "tool-call":
             target = self.tool_calls.get(event.entity_id)
         else:
@@ -261,7 +296,7 @@ class Transcript:
 
     # tool calls
 
-    def _tool_call_start(self, event: BaseEvent) -> None:
+    def _tool_call_start(self, event: ToolCallStartEvent) -> None:
         existing = self.tool_calls.get(event.tool_call_id)
         if existing is not None:  # replayed after HITL: no duplicate, arguments stream again
             existing.args_parts.clear()
@@ -284,19 +319,19 @@ class Transcript:
             return last
         return self._append(MessageView(id=f"{tool_call_id}:message", role="assistant"))
 
-    def _tool_call_args(self, event: BaseEvent) -> None:
+    def _tool_call_args(self, event: ToolCallArgsEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         if call is not None:
             call.args_parts.append(event.delta)
             self._touch(call.parent_message_id)
 
-    def _tool_call_end(self, event: BaseEvent) -> None:
+    def _tool_call_end(self, event: ToolCallEndEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         if call is not None:
             call.ended = True
             self._touch(call.parent_message_id)
 
-    def _tool_call_result(self, event: BaseEvent) -> None:
+    def _tool_call_result(self, event: ToolCallResultEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         content = _text_of(event.content)
         if call is not None:
@@ -341,37 +376,53 @@ class Transcript:
 
     # state, snapshots, activity
 
-    def _state_snapshot(self, event: BaseEvent) -> None:
+    def _state_snapshot(self, event: StateSnapshotEvent) -> None:
         self.state = event.snapshot
 
-    def _state_delta(self, event: BaseEvent) -> None:
+    def _state_delta(self, event: StateDeltaEvent) -> None:
         try:
-            self.state = jsonpatch.apply_patch(copy.deepcopy(self.state), _plain(event.delta))
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError) as exc:
-            log.warning("STATE_DELTA did not apply (%s); keeping the previous state", exc)
+            state = jsonpatch.apply_patch(copy.deepcopy(self.state), _plain(event.delta))
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
+                RecursionError) as exc:
+            log.warning("STATE_DELTA did not apply (%s); keeping the previous state", short_text(exc))
+            return
+        if too_deep(state):
+            log.warning("STATE_DELTA would nest the state deeper than %d levels; keeping the previous state", MAX_DEPTH)
+            return
+        self.state = state
 
-    def _activity_snapshot(self, event: BaseEvent) -> None:
+    def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
         message = self._ensure(event.message_id, "activity")
         if message.activity_content is None or event.replace is not False:
             message.activity_content = dict(event.content)
         message.activity_type = event.activity_type
         self._touch(message.id)
 
-    def _activity_delta(self, event: BaseEvent) -> None:
+    def _activity_delta(self, event: ActivityDeltaEvent) -> None:
         message = self._by_id.get(event.message_id)
         if message is None or message.activity_content is None:
             log.warning("ACTIVITY_DELTA for unknown activity %s ignored", event.message_id)
             return
         try:
-            message.activity_content = jsonpatch.apply_patch(message.activity_content, _plain(event.patch))
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError) as exc:
-            log.warning("ACTIVITY_DELTA did not apply (%s); keeping the previous content", exc)
+            content = jsonpatch.apply_patch(message.activity_content, _plain(event.patch))
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
+                RecursionError) as exc:
+            log.warning("ACTIVITY_DELTA did not apply (%s); keeping the previous content", short_text(exc))
+            return
+        if too_deep(content):
+            log.warning("ACTIVITY_DELTA would nest deeper than %d levels; keeping the previous content", MAX_DEPTH)
+            return
+        message.activity_content = content
         self._touch(message.id)
 
-    def _messages_snapshot(self, event: BaseEvent) -> None:
+    def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
         """Merge by id: existing order kept, snapshot versions swapped in, new ids appended."""
-        incoming = [self._view_from_message(m) for m in event.messages]
-        by_id = {view.id: view for view in incoming}
+        by_id: dict[str, MessageView] = {}  # a repeated id: one message, its last version, at its first place
+        for view in (self._view_from_message(m) for m in event.messages):
+            by_id[view.id] = view
+        if len(by_id) < len(event.messages):
+            log.warning("MESSAGES_SNAPSHOT repeats message ids; keeping the last version of each")
+        incoming = list(by_id.values())
         roles = {view.role for view in incoming}
         merged = []
         for message in self.messages:
@@ -396,7 +447,7 @@ class Transcript:
                            encrypted_value=getattr(message, "encrypted_value", None))
         if content is not None and not isinstance(content, str) and role != "activity":
             view.raw_content = content
-        if role == "assistant":
+        if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or []:
                 call = self.tool_calls.get(tool_call.id)
                 if call is None:
@@ -405,12 +456,12 @@ class Transcript:
                 call.name, call.parent_message_id, call.ended = tool_call.function.name, message.id, True
                 call.args_parts[:] = [tool_call.function.arguments]
                 view.tool_call_ids.append(tool_call.id)
-        elif role == "tool":
+        elif isinstance(message, ToolMessage):
             view.tool_call_id, view.error = message.tool_call_id, message.error
             call = self.tool_calls.get(message.tool_call_id)
             if call is not None:
                 call.result, call.awaiting = view.content, False
-        elif role == "activity":
+        elif isinstance(message, ActivityMessage):
             view.activity_type, view.activity_content, view.parts = message.activity_type, dict(message.content), []
         return view
 
@@ -458,7 +509,8 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [getattr(part, "text", None) or (part.get("text") if isinstance(part, dict) else None) for part in content]
+        texts = [getattr(part, "text", None) or (part.get("text") if isinstance(part, dict) else None)
+                 for part in content]
         return "".join(t for t in texts if t)
     return json.dumps(content, default=str)
 
@@ -468,7 +520,8 @@ def _plain(ops: Any) -> list[dict[str, Any]]:
     return [op.model_dump(by_alias=True, exclude_none=False) if hasattr(op, "model_dump") else op for op in ops]
 
 
-_HANDLERS = {
+# Each handler takes the event class of its type (AG-UI's union is discriminated by ``type``).
+_HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.RUN_STARTED: Transcript._run_started,
     _E.RUN_FINISHED: Transcript._run_finished,
     _E.RUN_ERROR: Transcript._run_error,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -33,6 +34,7 @@ from .errors import (
     RunCancelled,
 )
 from .events import parse_event
+from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
 __all__ = [
     "AgentClient",
@@ -48,9 +50,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-BODY_EXCERPT = 300
+BODY_EXCERPT = 200
 EVENT_STREAM = "text/event-stream"
 MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
+MAX_RUN_CHARS = 64 * 1024 * 1024  # every event of one run together
+MAX_REDIRECTS = 3  # same-origin 307/308 only
 
 
 _DONE = object()
@@ -157,7 +161,7 @@ class AgentRun:
             raise
         except AgentError as exc:
             await self._queue.put(exc)  # after every queued event: a full queue must not lose one
-        except Exception as exc:  # noqa: BLE001 - any other failure still ends the run cleanly
+        except Exception as exc:
             log.exception("unexpected error while reading the agent's stream")
             await self._queue.put(AgentStreamError(f"unexpected error while reading the stream: {exc}"))
 
@@ -166,43 +170,87 @@ class AgentRun:
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
         headers = {"Accept": EVENT_STREAM, **client.headers}
+        url, shown = client.url, display_url(client.url)
         try:
             async with httpx.AsyncClient(timeout=client.timeout, transport=client.transport) as http:
-                async with aconnect_sse(http, "POST", client.url, json=self._body, headers=headers) as source:
-                    response = source.response
-                    if response.status_code >= 400:
-                        raise AgentHTTPError(response.status_code, await _excerpt(response))
-                    content_type = response.headers.get("content-type", "")
-                    if EVENT_STREAM not in content_type.lower():
-                        excerpt = await _excerpt(response)
-                        raise AgentStreamError(
-                            f"the agent did not answer with an event stream (content-type {content_type or 'missing'!r})"
-                            + (f": {excerpt}" if excerpt else ""))
-                    async for sse in EventSource(_Bounded(response)).aiter_sse():
-                        if not sse.data:  # a comment-only or data-less event carries nothing
-                            continue
-                        if len(sse.data) > MAX_EVENT_CHARS:
-                            raise _too_large()
-                        event = _decode(sse.data)
-                        if event is not None:
-                            yield event
+                for _ in range(MAX_REDIRECTS + 1):
+                    async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:
+                        target = _redirect(source.response)
+                        if target is None:
+                            await _check_stream(source.response)
+                            async for event in self._read(source.response):
+                                yield event
+                            return
+                    url = target
+                raise AgentHTTPError(308, f"more than {MAX_REDIRECTS} redirects")
         except httpx.TimeoutException as exc:
             phase = "connecting to" if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)) else "waiting for"
-            raise AgentTimeoutError(f"timed out {phase} the agent at {client.url}") from exc
+            raise AgentTimeoutError(f"timed out {phase} the agent at {shown}") from exc
         except httpx.ConnectError as exc:
-            raise AgentConnectionError(f"cannot reach the agent at {client.url}: {exc or 'connection refused'}") from exc
+            reason = redact(str(exc) or "connection refused", client.url)
+            raise AgentConnectionError(f"cannot reach the agent at {shown}: {reason}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {exc or type(exc).__name__}") from exc
+            reason = redact(str(exc) or type(exc).__name__, client.url)
+            raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {reason}") from exc
         except httpx.HTTPError as exc:
-            raise AgentConnectionError(f"HTTP error talking to the agent: {exc or type(exc).__name__}") from exc
+            reason = redact(str(exc) or type(exc).__name__, client.url)
+            raise AgentConnectionError(f"HTTP error talking to the agent: {reason}") from exc
+
+    async def _read(self, response: httpx.Response) -> AsyncIterator[BaseEvent]:
+        """The stream's events: SSE is always UTF-8 (a declared charset is ignored), sizes are bounded."""
+        response.encoding = "utf-8"
+        repair, total = SurrogateRepair(), 0
+        async for sse in EventSource(_Bounded(response)).aiter_sse():  # type: ignore[arg-type]
+            if not sse.data:  # a comment-only or data-less event carries nothing
+                continue
+            if len(sse.data) > MAX_EVENT_CHARS:
+                raise _too_large()
+            total += len(sse.data)
+            if total > MAX_RUN_CHARS:
+                raise AgentStreamError(f"the agent sent more than {MAX_RUN_CHARS // 1_000_000} million characters"
+                                       " in one run")
+            event = _decode(sse.data, repair)
+            if event is not None:
+                yield event
+
+
+def _redirect(response: httpx.Response) -> str | None:
+    """The target of a redirect to follow (a same-origin 307/308, which keeps the POST), else None.
+
+    Raises:
+        AgentHTTPError: any other redirect: the agent URL should name the final address.
+    """
+    if response.status_code not in (301, 302, 303, 307, 308):
+        return None
+    location = response.headers.get("location")
+    target = response.url.join(location) if location else None
+    if target is not None and response.status_code in (307, 308) and target.scheme == response.url.scheme \
+            and target.host == response.url.host and target.port == response.url.port:
+        return str(target)
+    where = f"to {display_url(str(target))}" if target is not None else "without a Location"
+    raise AgentHTTPError(response.status_code, f"a redirect {where}, not followed: set the agent URL to the final"
+                                               " address")
+
+
+async def _check_stream(response: httpx.Response) -> None:
+    """Raise unless the response is a 2xx event stream; the error says what came instead."""
+    if response.status_code >= 400:
+        raise AgentHTTPError(response.status_code, await _excerpt(response), reason=response.reason_phrase)
+    content_type = response.headers.get("content-type", "")
+    if EVENT_STREAM not in content_type.lower():
+        excerpt = await _excerpt(response)
+        raise AgentStreamError(
+            f"the agent did not answer with an event stream (content-type {short_text(content_type, 80) or 'missing'!r})"
+            + (f": {excerpt}" if excerpt else ""))
 
 
 class _Bounded:
     """The response as httpx-sse reads it (``headers``, ``aiter_text``), with a size limit.
 
-    httpx-sse frames the stream (CR/LF/CRLF, multi-line ``data:``, comments); this only fails
-    the run when one event outgrows :data:`MAX_EVENT_CHARS` (as ``@ag-ui/client`` caps its
-    buffer), so an agent writing an endless line cannot exhaust memory.
+    httpx-sse frames the stream (CR/LF/CRLF, multi-line ``data:``, comments); this fails the run
+    when one event outgrows :data:`MAX_EVENT_CHARS` (as ``@ag-ui/client`` caps its buffer), so an
+    agent writing an endless line cannot exhaust memory, and drops a leading byte order mark (the
+    SSE standard ignores it).
     """
 
     def __init__(self, response: httpx.Response) -> None:
@@ -210,8 +258,10 @@ class _Bounded:
         self.headers = response.headers
 
     async def aiter_text(self) -> AsyncIterator[str]:
-        since_blank_line, tail = 0, ""
+        since_blank_line, tail, first = 0, "", True
         async for text in self._response.aiter_text():
+            if first and text:
+                text, first = text.removeprefix("\ufeff"), False
             window = tail + text
             cut = max(window.rfind("\n\n"), window.rfind("\r\r"), window.rfind("\r\n\r\n"))
             since_blank_line = len(window) - cut if cut >= 0 else since_blank_line + len(text)
@@ -225,18 +275,31 @@ def _too_large() -> AgentStreamError:
     return AgentStreamError(f"an event from the agent is larger than {MAX_EVENT_CHARS} characters")
 
 
-def _decode(data: str) -> BaseEvent | None:
+def _decode(data: str, repair: SurrogateRepair) -> BaseEvent | None:
     try:
         obj = json.loads(data)
+    except RecursionError:
+        raise _too_deep() from None
     except ValueError:
-        raise AgentStreamError(f"malformed data line from the agent (not JSON): {data[:BODY_EXCERPT]!r}") from None
+        raise AgentStreamError(f"malformed data line from the agent (not JSON): {short_text(data, 120)!r}") from None
+    if too_deep(obj):
+        raise _too_deep()
+    if repair.needed(data):
+        obj = repair.repair(obj)
+        if obj is None:
+            return None
     try:
         return parse_event(obj)
     except MalformedEvent as exc:
-        raise AgentStreamError(f"malformed event from the agent: {exc}") from None
+        raise AgentStreamError(f"malformed event from the agent: {short_text(exc)}") from None
+
+
+def _too_deep() -> AgentStreamError:
+    return AgentStreamError(f"an event from the agent is nested deeper than {MAX_DEPTH} levels")
 
 
 async def _excerpt(response: httpx.Response) -> str:
+    """A short, plain-text excerpt of an error body; markup (an HTML error or login page) is not shown."""
     raw = b""
     try:  # read only what the excerpt needs: the body may be huge or never end
         async for data in response.aiter_bytes():
@@ -246,4 +309,6 @@ async def _excerpt(response: httpx.Response) -> str:
     except httpx.HTTPError:
         return ""
     text = raw[: BODY_EXCERPT * 4].decode("utf-8", "replace").strip()
-    return " ".join(text.split())[:BODY_EXCERPT]
+    if "html" in response.headers.get("content-type", "").lower() or re.match(r"<[!a-zA-Z?]", text):
+        return "an HTML page"
+    return short_text(text, BODY_EXCERPT)

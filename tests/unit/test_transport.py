@@ -27,11 +27,11 @@ from ag_ui.core import (
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
 from interrupt_chat.agui import (
-    AgentSession,
     AgentClient,
     AgentConnectionError,
     AgentError,
     AgentHTTPError,
+    AgentSession,
     AgentStreamError,
     AgentTimeoutError,
     RunCancelled,
@@ -83,7 +83,7 @@ async def collect_until_error(client: AgentClient, run_id: str = "r1") -> tuple[
 async def assert_usable(client: AgentClient, run_id: str = "r-ok") -> None:
     """The same client completes a normal run after the failure."""
     events = await collect(client, run_id)
-    assert [e.type for e in events][0] == EventType.RUN_STARTED
+    assert events[0].type == EventType.RUN_STARTED
     assert events[-1].type == EventType.RUN_FINISHED
     assert events[-1].run_id == run_id
 
@@ -213,7 +213,7 @@ async def test_http_422_validation_error():
 
 async def test_http_error_body_excerpt_is_bounded_and_single_line():
     body = ("line one\n\n   line two\t" + "x" * 50_000).encode()
-    client = in_process(ScriptedAgent(Response(body, status_code=503, media_type="text/html")))
+    client = in_process(ScriptedAgent(Response(body, status_code=503, media_type="text/plain")))
     _, error = await collect_until_error(client)
     assert isinstance(error, AgentHTTPError) and error.status == 503
     assert error.body.startswith("line one line two x")
@@ -226,7 +226,7 @@ async def test_http_error_with_empty_body():
     _, error = await collect_until_error(client)
     assert isinstance(error, AgentHTTPError) and error.status == 404
     assert error.body == ""
-    assert str(error) == "the agent answered HTTP 404"
+    assert str(error) == "the agent answered HTTP 404 Not Found"  # status and its reason
 
 
 # -- not an event stream -------------------------------------------------------------------------
@@ -669,7 +669,7 @@ def ticking_stream(ticks: int = 200, every: float = 0.05) -> Stream:
     items: list = [started(), {"type": "TEXT_MESSAGE_START", "messageId": "m"}]
     for i in range(ticks):
         items += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": f"{i} "}, every]
-    return Stream(items + [{"type": "TEXT_MESSAGE_END", "messageId": "m"}, finished()])
+    return Stream([*items, {"type": "TEXT_MESSAGE_END", "messageId": "m"}, finished()])
 
 
 @pytest.mark.loopback
