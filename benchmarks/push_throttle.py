@@ -3,7 +3,7 @@
 No browser and no server. Everything runs the real send path: ``ChatState._send_text`` (what the
 composer's submit runs: ``AgentSession.send`` -> ``mark_tail`` + the user message, the first
 ``driver.publish`` with ``starting=True``, then ``driver.drive``) and, for a resume, the real
-``InterruptState._answer`` (what the card's resolve runs: ``AgentSession.submit``, which keeps the
+``answers.answer`` (what the card's resolve runs: ``AgentSession.submit``, which keeps the
 turn's tail, the publish, ``driver.drive``),
 on a real Reflex state tree. The agent is a scripted in-memory transport that yields pre-parsed events at
 given times; ``AgentSession.stream`` applies them (``session.running`` is true throughout, as in
@@ -18,7 +18,7 @@ the app). A push is one ``async with state`` block whose delta is not empty: its
    the real ``driver.drive`` once on the real clock, to cross-check the trailing push.
 2. **Bytes per push** at the end of a long thread (199 runs of history, then run 200 at 100
    deltas/s): a standard run, a run whose tool call streams long arguments, and a human-in-the-loop
-   pair (run 200 interrupted on its tool call, then the resume run through ``InterruptState._answer``).
+   pair (run 200 interrupted on its tool call, then the resume run through ``answers.answer``).
    The real ``driver.publish`` vs a naive baseline that reassigns the whole conversation at every
    push (same ``driver.drive`` schedule).
 3. **Pickle and thread store** at the end of the thread: the chat's ``AgentSession``, the chat
@@ -58,7 +58,7 @@ import reflex as rx  # noqa: E402
 from reflex_base.constants.state import FIELD_MARKER  # noqa: E402
 from reflex_base.utils import format as rx_format  # noqa: E402
 
-from interrupt_chat import driver, registry  # noqa: E402
+from interrupt_chat import answers, driver, registry  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
 from interrupt_chat.driver import FLUSH_NOW, PUSH_INTERVAL, PUSHES_PER_SECOND  # noqa: E402
 from interrupt_chat.thread_store import ThreadStore  # noqa: E402
@@ -274,7 +274,7 @@ class Chat:
         self.client.script.append((events, gaps))
         self._starting = "resume"
         try:
-            await self.config._answer("resolve", payload, interrupt)
+            await answers.answer(self.config, "resolve", payload, interrupt)
         finally:
             self._starting = "send"
         assert not self.client.script, "the resume run was not played"
@@ -429,7 +429,7 @@ def part2_and_3(chat: Chat) -> None:
         print(f"     -> bytes per run: {totals[0]:,} (naive / current: {totals[1] / totals[0]:.0f}x)")
 
     print(f"   human in the loop: run {RUNS} interrupted on its tool call, then the resume run"
-          f" (InterruptState._answer -> AgentSession.submit): its result, then a 200-delta answer:")
+          f" (answers.answer -> AgentSession.submit): its result, then a 200-delta answer:")
     interrupted = [parse_event(e) for e in interrupted_run_events(i)]
     resumed = [parse_event(e) for e in resume_run_events(i)]
     pair_totals = []

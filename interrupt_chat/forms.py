@@ -16,11 +16,14 @@ import jsonschema
 from referencing.exceptions import Unresolvable
 
 from .agui.interrupts import is_secret_schema
+from .agui.sanitize import MAX_DEPTH, short_text, too_deep
 
-__all__ = ["FormError", "approval_kind", "edited_approval", "fields_of", "is_secret", "payload_from_form",
-           "validate_payload"]
+__all__ = ["MAX_ANSWER_CHARS", "FormError", "approval_kind", "check_answer", "edited_approval", "fields_of",
+           "is_secret", "payload_from_form", "validate_payload"]
 
 log = logging.getLogger(__name__)
+
+MAX_ANSWER_CHARS = 1_000_000  # an answer's JSON; a forged 10 MB payload gets a card error
 
 FIELD_TYPES = ("boolean", "enum", "string", "number", "integer", "secret", "json")
 
@@ -29,8 +32,9 @@ class FormError(ValueError):
     """The answer does not fit the schema. ``errors`` maps a field name ("" = whole form) to a message."""
 
     def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{k}: {v}" if k else v for k, v in errors.items()))
+        """Keep ``errors``; the message joins them as ``field: message``."""
+        self.errors = {short_text(k, 80): short_text(v, 200) for k, v in errors.items()}  # may quote the answer
+        super().__init__(short_text("; ".join(f"{k}: {v}" if k else v for k, v in self.errors.items())))
 
 
 def _properties(schema: Any) -> dict[str, Any]:
@@ -41,7 +45,9 @@ def _properties(schema: Any) -> dict[str, Any]:
 
 
 def approval_kind(schema: Any) -> str:
-    """``"edit"`` when the schema has a boolean ``approved`` and ``editedArgs``, ``"approve"`` with
+    """How the default slot answers a schema: ``"edit"``, ``"approve"`` or ``"form"``.
+
+    ``"edit"`` when the schema has a boolean ``approved`` and ``editedArgs``, ``"approve"`` with
     ``approved`` only, else ``"form"``.
     """
     props = _properties(schema)
@@ -178,7 +184,8 @@ def validate_payload(schema: Any, payload: Any) -> None:
         if error.validator == "required" and not error.path:
             missing = error.message.split("'")[1] if "'" in error.message else ""
             prop = props.get(missing)
-            field, message = missing, f"{(prop.get('title') if isinstance(prop, dict) else None) or missing} is required"
+            title = prop.get("title") if isinstance(prop, dict) else None
+            field, message = missing, f"{title or missing} is required"
         elif is_secret(props.get(field)):
             message = f"{field} is not valid ({error.validator})"  # never echo a secret
         elif not error.path and holds_secret:  # a whole-form message quotes the whole payload (S23)
@@ -190,6 +197,23 @@ def validate_payload(schema: Any, payload: Any) -> None:
         raise FormError(errors)
 
 
+def check_answer(schema: Any, payload: Any) -> None:
+    """Check an answer before it is recorded: JSON data, bounded, and valid against ``schema``.
+
+    Raises:
+        FormError: with a short message for the card.
+    """
+    if too_deep(payload):
+        raise FormError({"": f"The answer is nested deeper than {MAX_DEPTH} levels."})
+    try:
+        size = len(json.dumps(payload, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        raise FormError({"": "The answer is not JSON data."}) from None
+    if size > MAX_ANSWER_CHARS:
+        raise FormError({"": f"The answer is too large ({size:,} characters; at most {MAX_ANSWER_CHARS:,})."})
+    validate_payload(schema, payload)
+
+
 def edited_approval(schema: Any, edited_args: Any) -> dict[str, Any]:
     """``{"approved": true, "editedArgs": …}`` from the "edit and approve" textarea's JSON (S22).
 
@@ -198,7 +222,7 @@ def edited_approval(schema: Any, edited_args: Any) -> dict[str, Any]:
     """
     try:
         args = json.loads(str(edited_args))
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise FormError({"": f"The edited arguments are not valid JSON: {exc.msg}."}) from None
     payload = {"approved": True, "editedArgs": args}
     validate_payload(schema, payload)

@@ -15,14 +15,14 @@ handlers that a browser could call.
 from __future__ import annotations
 
 from types import CellType, FunctionType
-from typing import Any
+from typing import Any, cast
 
 import reflex as rx
 from reflex_base.vars.base import BaseStateMeta
 
 __all__ = ["HOOKS", "ConcreteSubclasses"]
 
-HOOKS = ("enabled", "handler")
+HOOKS = ("enabled", "handler", "agent_headers")  # called by the library, never from a browser
 
 _SOURCES: dict[type, tuple[tuple[type, ...], dict[str, Any]]] = {}  # concrete class -> (mixin bases, body)
 _BODIES: dict[type, type] = {}  # concrete class -> its class body as a mixin (made when first subclassed)
@@ -40,9 +40,10 @@ class ConcreteSubclasses(BaseStateMeta):
         bases = tuple(_body(base) if base in _SOURCES else base for base in bases)
         state_bases = [b for b in bases if isinstance(b, BaseStateMeta)]
         if mixin or not state_bases or not all(b._mixin for b in state_bases):
-            return super().__new__(mcs, name, bases, namespace, mixin=mixin, **kwargs)
+            return cast(ConcreteSubclasses, super().__new__(mcs, name, bases, namespace, mixin=mixin, **kwargs))
         source = {key: value for key, value in namespace.items() if key != "__classcell__"}
-        cls = super().__new__(mcs, name, (*bases, rx.State), namespace, mixin=False, **kwargs)
+        # BaseStateMeta.__new__ is annotated ``-> type``; it returns an instance of ``mcs``
+        cls = cast(ConcreteSubclasses, super().__new__(mcs, name, (*bases, rx.State), namespace, mixin=False, **kwargs))
         _SOURCES[cls] = (bases, source)
         return cls
 
@@ -65,6 +66,7 @@ def _rebound(fn: FunctionType, owner: type) -> FunctionType:
     cells = tuple(CellType(owner) if var == "__class__" else cell
                   for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
     copy = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)
-    copy.__kwdefaults__, copy.__annotations__, copy.__qualname__ = fn.__kwdefaults__, fn.__annotations__, fn.__qualname__
+    copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
+    copy.__qualname__ = fn.__qualname__
     copy.__dict__.update(fn.__dict__)
     return copy

@@ -8,9 +8,12 @@ passing it to a second one is an error (subclass it instead: ``class Other(Appro
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sys
+from typing import cast
 
+from .agui.sanitize import redact
 from .state import ChatState, InterruptState
 
 __all__ = ["new_chat_state"]
@@ -18,14 +21,15 @@ __all__ = ["new_chat_state"]
 NAME_CHARS = 40
 
 
-def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[InterruptState]]) -> type[ChatState]:
+def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[InterruptState]],
+                   headers: dict[str, str] | None = None) -> type[ChatState]:
     """The ``ChatState`` subclass for ``key``, created on first use with its default slot config.
 
     Raises:
         ValueError: a configuration is already attached to another chat.
     """
     module = sys.modules[__name__]
-    name = _class_name(key)
+    name = _class_name(key, agent_url, headers or {})
     existing = getattr(module, name, None)
     if existing is not None:
         return existing
@@ -35,9 +39,11 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
             raise ValueError(f"{config.__name__} already serves the chat for {owner.agent_url or 'the default agent'}; "
                              f"a configuration serves one chat: subclass it (class Other({config.__name__}): ...) "
                              "for another one")
-    default = type(f"{name}_DefaultSlot", (InterruptState,), {"__module__": __name__})
-    chat_cls = type(name, (ChatState,), {"__module__": __name__})
+    # type() builds them through their metaclass (ConcreteSubclasses): concrete states of these bases
+    default = cast("type[InterruptState]", type(f"{name}_DefaultSlot", (InterruptState,), {"__module__": __name__}))
+    chat_cls = cast("type[ChatState]", type(name, (ChatState,), {"__module__": __name__}))
     chat_cls.agent_url, chat_cls.configs, chat_cls.default_config = agent_url, list(configs), default
+    chat_cls.headers = dict(headers or {})
     for config in [*configs, default]:
         config._chat_state = chat_cls
     setattr(module, name, chat_cls)
@@ -45,7 +51,13 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     return chat_cls
 
 
-def _class_name(key: str) -> str:
-    """A readable, collision-free class name: the key's letters and digits, then a hash of the whole key."""
-    readable = re.sub(r"[^0-9a-zA-Z]+", "_", key).strip("_")[:NAME_CHARS]
-    return f"Chat_{readable}_{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+def _class_name(key: str, agent_url: str | None, headers: dict[str, str]) -> str:
+    """A readable, collision-free class name: the key's letters and digits, then a hash of the chat's identity.
+
+    State names reach the browser: the readable part never holds the URL's credentials or query,
+    and header values (tokens) only enter the hash.
+    """
+    shown = redact(key, agent_url) if agent_url else key
+    readable = re.sub(r"[^0-9a-zA-Z]+", "_", shown).strip("_")[:NAME_CHARS]
+    identity = json.dumps([key, agent_url, sorted(headers.items())])
+    return f"Chat_{readable}_{hashlib.sha256(identity.encode()).hexdigest()[:12]}"

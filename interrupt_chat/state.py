@@ -8,23 +8,20 @@ request, never into a var.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import driver, persistence, routing
+from . import answers, driver, persistence, routing
 from .agui import AgentClient, AgentSession
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
-from .forms import FormError, edited_approval, payload_from_form
 from .mixins import ConcreteSubclasses
 from .views import MessageRow
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
-EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -64,74 +61,22 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     @rx.event(background=True)
     async def resolve(self, payload: JSON = None, interrupt_id: str | None = None):
         """Answer an interrupt (S6); resumes the agent once every open interrupt has an answer."""
-        await self._answer("resolve", payload, interrupt_id)
+        await answers.answer(self, "resolve", payload, interrupt_id)
 
     @rx.event(background=True)
     async def cancel(self, interrupt_id: str | None = None):
         """Abandon an interrupt (S6, S11); for a legacy interrupt: dismiss (S14)."""
-        await self._answer("cancel", None, interrupt_id)
+        await answers.answer(self, "cancel", None, interrupt_id)
 
     @rx.event(background=True)
     async def submit_form(self, form_data: dict[str, Any]):
         """Default slot: a schema form was submitted. Validated before anything is recorded (S22)."""
-        form = dict(form_data)
-        interrupt_id = str(form.pop("__interrupt_id", "") or "")
-        try:
-            payload = payload_from_form(await self._schema(interrupt_id), form)
-        except FormError as exc:
-            await self._card_error(interrupt_id, str(exc))
-            return
-        finally:
-            form.clear()  # drop our reference to typed secrets at once (S23)
-        await self._answer("resolve", payload, interrupt_id or None)
+        await answers.submit_form(self, form_data)
 
     @rx.event(background=True)
     async def approve_edited(self, form_data: dict[str, Any]):
         """Default slot: "edit and approve" with the edited arguments as JSON (S22)."""
-        interrupt_id = str(form_data.get("__interrupt_id", "") or "")
-        try:
-            payload = edited_approval(await self._schema(interrupt_id), form_data.get("edited_args", ""))
-        except FormError as exc:
-            await self._card_error(interrupt_id, str(exc))
-            return
-        await self._answer("resolve", payload, interrupt_id or None)
-
-    async def _answer(self, verb: str, payload: Any, interrupt_id: str | None) -> None:
-        """Resolve / cancel through the tracker; start the resume run if the decision says so."""
-        chat_cls = self._chat()
-        async with self:
-            if not self.active:  # S16: a configuration that did not take the set does nothing
-                return
-            chat = await self.get_state(chat_cls)
-            session = chat._session()
-            tracker = session.tracker
-            decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
-            payload = None  # S23: the tracker holds it now, in memory only
-            if decision.kind == "expired":
-                self._set_card_error(decision.interrupt_id or "", EXPIRED_MESSAGE)
-                return
-            if decision.kind == "ignored":
-                return
-            events = session.submit(decision) if decision.sends else None
-            driver.publish(chat, session, full=True, starting=decision.sends)
-            await routing.route(self, chat_cls, session, keep_result=True)
-            self.submitting = decision.sends
-            if events is None:
-                persistence.save(chat)
-        if events is not None:
-            await driver.drive(self, chat_cls, session, events)
-
-    async def _schema(self, interrupt_id: str) -> Any:
-        """The responseSchema an answer to ``interrupt_id`` must satisfy."""
-        async with self:
-            pending = (await self.get_state(self._chat()))._session().tracker.pending
-        return pending.schema_for(interrupt_id) if pending is not None else None
-
-    async def _card_error(self, interrupt_id: str, message: str) -> None:
-        async with self:
-            self._set_card_error(interrupt_id, message)
-    def _set_card_error(self, interrupt_id: str, message: str) -> None:
-        self.cards = [dataclasses.replace(c, error=message) if c.id == interrupt_id else c for c in self.cards]
+        await answers.approve_edited(self, form_data)
 
     @classmethod
     def _chat(cls) -> type[ChatState]:
@@ -159,6 +104,7 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     _sessions: dict[str, AgentSession] = {}
 
     agent_url: ClassVar[str | None] = None
+    headers: ClassVar[dict[str, str]] = {}  # sent with every request to the agent; never pickled, never a var
     configs: ClassVar[list[type[InterruptState]]] = []
     default_config: ClassVar[type[InterruptState] | None] = None
 
@@ -232,8 +178,12 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             call = await routing.route(self, self.__class__, session)
         await routing.settle(self, self.__class__, call)
 
+    def agent_headers(self) -> dict[str, str]:
+        """The headers sent to the agent (e.g. authorization); default: ``chat(headers=...)``."""
+        return dict(self.__class__.headers)
+
     def _client(self) -> AgentClient:
-        return AgentClient(self.__class__.agent_url or default_agent_url() or "")
+        return AgentClient(self.__class__.agent_url or default_agent_url() or "", headers=self.agent_headers())
 
     def _new_session(self) -> AgentSession:
         return AgentSession(self._client())

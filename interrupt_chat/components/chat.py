@@ -27,13 +27,16 @@ def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState],
 
 
 def chat_state(agent_url: str | None = None,
-               interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None) -> type[ChatState]:
-    """The ``ChatState`` subclass behind ``chat(agent_url, interrupts)`` (for chips, thread lists…)."""
+               interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
+               headers: dict[str, str] | None = None) -> type[ChatState]:
+    """The ``ChatState`` subclass behind ``chat(agent_url, interrupts, headers=…)`` (for chips, thread lists…)."""
     interrupts = list(interrupts or [])
-    return new_chat_state(_key(agent_url, interrupts), agent_url=agent_url, configs=[c for c, _ in interrupts])
+    return new_chat_state(_key(agent_url, interrupts), agent_url=agent_url, configs=[c for c, _ in interrupts],
+                          headers=headers)
 
 
 def run_status(state: type[ChatState]) -> rx.Component:
+    """The status line: a dot, Ready / Working… / Waiting for you / Failed, and the current step."""
     label = rx.match(state.status, ("running", "Working…"), ("interrupted", "Waiting for you"),
                      ("error", "Failed"), "Ready")
     return rx.hstack(
@@ -49,6 +52,7 @@ def _slot(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState
     """The first configuration holding the set renders it (S20); render_in_chat=False ones do not (S18)."""
     parts = [slot_container(config, render(SlotProps.of(config))) for config, render in interrupts]
     default = state.default_config
+    assert default is not None  # new_chat_state gives every chat state its default slot
     parts.append(slot_container(default, default_slot(default)))
     return rx.fragment(*parts)
 
@@ -67,18 +71,22 @@ def _messages(state: type[ChatState]) -> rx.Component:
 
 
 def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
-         *, header: rx.Component | None = None, footer: rx.Component | None = None) -> rx.Component:
+         *, headers: dict[str, str] | None = None, header: rx.Component | None = None,
+         footer: rx.Component | None = None) -> rx.Component:
     """The chat page body.
 
     Args:
-        agent_url: the AG-UI endpoint; default ``INTERRUPT_CHAT_AGENT_URL``, else the demo agent.
+        agent_url: the AG-UI endpoint; default ``INTERRUPT_CHAT_AGENT_URL``, else the URL registered
+            with ``set_default_agent_url``; with neither, the chat shows a configuration error.
         interrupts: ``(InterruptState subclass, render_fn)`` pairs, tried in order (S20). A
             ``render_fn`` gets :class:`SlotProps` and returns the slot's component.
+        headers: request headers sent to the agent (e.g. ``{"Authorization": "Bearer …"}``); kept in
+            process memory only, never in a var, a pickle, the thread store or a log.
         header: optional component above the messages (e.g. suggestion chips).
         footer: optional component under the composer.
     """
     interrupts = list(interrupts or [])
-    state = chat_state(agent_url, interrupts)
+    state = chat_state(agent_url, interrupts, headers)
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),

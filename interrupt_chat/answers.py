@@ -1,0 +1,116 @@
+"""A person's answer, from the event handler to the resume run (S6–S15, S22, S23).
+
+``InterruptState.resolve`` / ``cancel`` / the default slot's forms call in here. An answer is
+checked before the tracker records it: JSON data, bounded in size and depth, and valid against
+the interrupt's ``responseSchema`` (a forged or wrong answer gets a card error, never a resume).
+Then the tracker decides (:class:`~interrupt_chat.agui.Decision`) and, when every open
+interrupt has its answer, :mod:`.driver` runs the resume.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from . import driver, persistence, routing
+from .agui import Pending
+from .forms import FormError, check_answer, edited_approval, payload_from_form
+
+if TYPE_CHECKING:
+    from .state import InterruptState
+
+__all__ = ["EXPIRED_MESSAGE", "answer", "approve_edited", "submit_form"]
+
+EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
+
+
+async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None) -> None:
+    """Resolve / cancel through the tracker; start the resume run if the decision says so."""
+    chat_cls = config._chat()
+    async with config:
+        if not config.active:  # S16: a configuration that did not take the set does nothing
+            return
+        chat = await config.get_state(chat_cls)
+        session = chat._session()
+        tracker = session.tracker
+        if verb == "resolve" and tracker.pending is not None and not tracker.sealed:
+            problem = _problem(tracker.pending, payload, interrupt_id)
+            if problem is not None:
+                _set_card_error(config, *problem)
+                return
+        decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
+        payload = None  # S23: the tracker holds it now, in memory only
+        if decision.kind == "expired":
+            _set_card_error(config, decision.interrupt_id or "", EXPIRED_MESSAGE)
+            return
+        if decision.kind == "ignored":
+            return
+        events = session.submit(decision) if decision.sends else None
+        driver.publish(chat, session, full=True, starting=decision.sends)
+        await routing.route(config, chat_cls, session, keep_result=True)
+        config.submitting = decision.sends
+        if events is None:
+            persistence.save(chat)
+    if events is not None:
+        await driver.drive(config, chat_cls, session, events)
+
+
+def _problem(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:
+    """``(card id, message)`` when the answer cannot be sent as it is; None when it can.
+
+    An id that names no open interrupt is left to the tracker, which ignores it (S9).
+    """
+    if pending.kind == "legacy":
+        card_id = ""
+    elif interrupt_id is None:
+        card_id = pending.ids[0] if pending.ids else ""
+    elif interrupt_id in pending.ids:
+        card_id = interrupt_id
+    else:
+        return None
+    try:
+        check_answer(pending.schema_for(card_id or None), payload)
+    except FormError as exc:
+        return card_id, str(exc)
+    return None
+
+
+async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None:
+    """The default slot's schema form: build the payload, then answer (S22; secrets never kept, S23)."""
+    form = dict(form_data)
+    interrupt_id = str(form.pop("__interrupt_id", "") or "")
+    try:
+        payload = payload_from_form(await _schema(config, interrupt_id), form)
+    except FormError as exc:
+        await _card_error(config, interrupt_id, str(exc))
+        return
+    finally:
+        form.clear()  # drop our reference to typed secrets at once (S23)
+    await answer(config, "resolve", payload, interrupt_id or None)
+
+
+async def approve_edited(config: InterruptState, form_data: dict[str, Any]) -> None:
+    """The default slot's "edit and approve": the edited arguments as JSON (S22)."""
+    interrupt_id = str(form_data.get("__interrupt_id", "") or "")
+    try:
+        payload = edited_approval(await _schema(config, interrupt_id), form_data.get("edited_args", ""))
+    except FormError as exc:
+        await _card_error(config, interrupt_id, str(exc))
+        return
+    await answer(config, "resolve", payload, interrupt_id or None)
+
+
+async def _schema(config: InterruptState, interrupt_id: str) -> Any:
+    """The responseSchema an answer to ``interrupt_id`` must satisfy."""
+    async with config:
+        pending = (await config.get_state(config._chat()))._session().tracker.pending
+    return pending.schema_for(interrupt_id) if pending is not None else None
+
+
+async def _card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+    async with config:
+        _set_card_error(config, interrupt_id, message)
+
+
+def _set_card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+    config.cards = [dataclasses.replace(c, error=message) if c.id == interrupt_id else c for c in config.cards]
