@@ -251,8 +251,8 @@ class Transcript:
         self.step = None
 
     def _run_error(self, event: RunErrorEvent) -> None:
-        message = short_text(event.message) or "the agent reported an error without a message"
-        detail = f" ({short_text(event.code, 60)})" if event.code else ""
+        message = short_text(event.message, 240) or "the agent reported an error without a message"
+        detail = f" ({short_text(event.code, 56)})" if event.code else ""
         self.fail(f"{message}{detail}")
 
     def _step_started(self, event: StepStartedEvent) -> None:
