@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
-def serve(app: Any, *, default_port: int, description: str, argv: Optional[Sequence[str]] = None) -> None:
+def serve(app: Any, *, default_port: int, description: str, argv: Sequence[str] | None = None) -> None:
     """Parse ``--host/--port`` and run ``app`` with uvicorn (blocking)."""
     import uvicorn
 

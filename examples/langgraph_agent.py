@@ -35,7 +35,7 @@ The answer is an ``AIMessage`` produced by a plain node: it reaches the client o
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
 from fastapi import FastAPI
@@ -60,7 +60,7 @@ FORM_SCHEMA = {
 }
 
 
-def _merge(left: Optional[dict], right: Optional[dict]) -> dict:
+def _merge(left: dict | None, right: dict | None) -> dict:
     """Reducer so that parallel branches can each write their own key of ``answers``."""
     return {**(left or {}), **(right or {})}
 

@@ -10,8 +10,8 @@ Routes: ``POST /`` (a ``RunAgentInput``) and ``GET /health``.
 
 The "model" is a scripted ``FunctionModel(stream_function=...)``; what it does depends on the last message:
 
-- tool results and no user text in the last request (a resumed run) → streams ``Tool said: <result>`` (several results joined by
-  ``"; "``; a denial's result is pydantic-ai's own text, e.g. ``The tool call was denied.``);
+- tool results and no user text in the last request (a resumed run) → streams ``Tool said: <result>`` (several
+  results joined by ``"; "``; a denial's result is pydantic-ai's own text, e.g. ``The tool call was denied.``);
 - user text whose first word is ``hello`` → streams a plain answer, no tool call, no interrupt;
 - first word ``multi`` → calls ``delete_files`` and ``send_report`` in one response: two interrupts at once;
 - anything else → calls ``delete_files(path="/tmp/demo", count=3)``: one interrupt.
@@ -27,7 +27,7 @@ interrupts: [{id: "int-<toolCallId>", reason: "tool_call", toolCallId, message, 
 from __future__ import annotations
 
 import json
-from typing import AsyncIterator, Union
+from collections.abc import AsyncIterator
 
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
@@ -47,7 +47,7 @@ def _user_text(request: ModelRequest) -> str:
     return " ".join(c if isinstance(c, str) else str(c) for c in parts)
 
 
-async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Union[str, dict]]:
+async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | dict]:
     """The scripted model: text after tool results, otherwise a decision by the first word of the user's text."""
     last = messages[-1] if messages else None
     text = _user_text(last) if isinstance(last, ModelRequest) else ""

@@ -88,7 +88,8 @@ def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, n
     kind = approval_kind(schema) if isinstance(schema, dict) and schema.get("properties") else "confirm"
     call_id = fields.get("toolCallId")
     call = transcript.tool_calls.get(call_id) if transcript and call_id else None
-    metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
+    metadata = fields.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
     card = Card(
         id=card_id,
         reason=str(fields.get("reason") or ""),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import reflex as rx
@@ -79,7 +79,7 @@ def _assign(state: rx.State, name: str, value: Any) -> None:
 
 
 async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
-                events: AsyncIterator[BaseEvent]) -> None:
+                events: AsyncGenerator[BaseEvent, None]) -> None:
     """Stream a run into the view, then surface its pending set (S3), save the thread, count down."""
     key = (state.router.session.client_token, chat_cls.get_full_name())
     _LIVE[key] = session
@@ -98,7 +98,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
             await throttle.event(event.type)
     finally:
         await throttle.close()
-        await events.aclose()  # type: ignore[attr-defined]  # stopped mid-stream: end the run now
+        await events.aclose()  # stopped mid-stream: end the run now
         if _LIVE.get(key) is session:
             del _LIVE[key]
         call = None

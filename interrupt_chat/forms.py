@@ -222,8 +222,9 @@ def edited_approval(schema: Any, edited_args: Any) -> dict[str, Any]:
     """
     try:
         args = json.loads(str(edited_args))
-    except json.JSONDecodeError as exc:
-        raise FormError({"": f"The edited arguments are not valid JSON: {exc.msg}."}) from None
+    except (ValueError, RecursionError) as exc:  # also an integer past Python's digit limit, or deep nesting
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "too large or too deeply nested"
+        raise FormError({"": f"The edited arguments are not valid JSON: {reason}."}) from None
     payload = {"approved": True, "editedArgs": args}
-    validate_payload(schema, payload)
+    check_answer(schema, payload)
     return payload

@@ -41,6 +41,7 @@ class ApprovalInterrupt(ic.InterruptState):
 
     @rx.var
     def question(self) -> str:
+        """The text to ask: the value's ``question`` or ``message``, else the value itself."""
         value = (self.event or {}).get("value")
         if isinstance(value, dict):
             text = value.get("question") or value.get("message")
@@ -49,10 +50,12 @@ class ApprovalInterrupt(ic.InterruptState):
 
 
 def approval_slot(slot: ic.SlotProps) -> rx.Component:
+    """The custom slot of ``/approval``: the question with Approve / Reject."""
     return rx.card(
         rx.text(ApprovalInterrupt.question, weight="medium", custom_attrs={"data-testid": "approval-question"}),
         rx.hstack(
-            rx.button("Approve", on_click=slot.resolve({"approved": True}), custom_attrs={"data-testid": "approval-approve"}),
+            rx.button("Approve", on_click=slot.resolve({"approved": True}),
+                      custom_attrs={"data-testid": "approval-approve"}),
             rx.button("Reject", color_scheme="red", variant="soft", on_click=slot.resolve({"approved": False}),
                       custom_attrs={"data-testid": "approval-reject"}),
             spacing="2",
@@ -69,23 +72,28 @@ class ManualInterrupt(ic.InterruptState):
     render_in_chat: bool = False
 
     def enabled(self, event: dict[str, Any]) -> bool:
+        """Take only legacy string values starting with ``approval:``."""
         value = event.get("value")
         return isinstance(value, str) and value.startswith("approval:")
 
     async def handler(self, props: dict[str, Any]) -> dict[str, str]:
+        """Compute the aside's label: the value in capitals."""
         return {"label": str(props["event"]["value"]).upper()}
 
     @rx.var
     def label(self) -> str:
+        """The label the handler computed (``result``), or ""."""
         return str(self.result.get("label", "")) if isinstance(self.result, dict) else ""
 
     @rx.var
     def value_text(self) -> str:
+        """The interrupt's value as text (JSON unless it is a string)."""
         value = (self.event or {}).get("value")
         return value if isinstance(value, str) else json.dumps(value)
 
 
 def manual_aside() -> rx.Component:
+    """The aside of ``/manual``, shown while ``ManualInterrupt`` holds the set."""
     return rx.cond(
         ManualInterrupt.active,
         rx.card(
@@ -151,6 +159,7 @@ def _page(body: rx.Component, aside: rx.Component | None = None, title: str = ""
 
 
 def index() -> rx.Component:
+    """``/``: the full chat with the default slot, scenario chips and the thread list."""
     body = ic.chat()
     state = ic.chat_state()
     return _page(rx.fragment(_chips(state), body), aside=_threads(state), title="Human-in-the-loop chat",
@@ -158,12 +167,14 @@ def index() -> rx.Component:
 
 
 def approval() -> rx.Component:
+    """``/approval``: a chat whose interrupts are drawn by :func:`approval_slot`."""
     body = ic.chat(interrupts=[(ApprovalInterrupt, approval_slot)])
     return _page(body, title="In-chat approval",
                  intro="Say “question” or “legacy”: a custom slot shows the agent's question with Approve / Reject.")
 
 
 def manual() -> rx.Component:
+    """``/manual``: a chat whose ``approval:`` requests are answered in :func:`manual_aside`."""
     body = ic.chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
     return _page(body, aside=manual_aside(), title="Manual placement",
                  intro="Say “legacy-string”: the request appears in the aside, not in the chat.")

@@ -33,7 +33,7 @@ def save(chat: ChatState) -> None:
         return
     try:
         store.save(owner, chat._sessions, chat.thread_id)
-    except Exception:  # noqa: BLE001 - persistence must never break the chat
+    except Exception:
         log.exception("thread store: could not save")
 
 

@@ -34,6 +34,7 @@ class ThreadStore:
     """``owner -> (threads, current thread)``; one row per owner (a tab's chat)."""
 
     def __init__(self, path: str | Path, keep_seconds: float = KEEP_SECONDS) -> None:
+        """Open (or create) the SQLite file; rows older than ``keep_seconds`` are deleted."""
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -43,12 +44,14 @@ class ThreadStore:
         self._db.execute("DELETE FROM threads WHERE updated < ?", (time.time() - keep_seconds,))
 
     def save(self, owner: str, sessions: dict[str, AgentSession], current: str) -> None:
+        """Store ``owner``'s threads (pickled) and current thread, replacing what was there."""
         blob = pickle.dumps(dict(sessions), protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO threads (owner, current, sessions, updated) VALUES (?, ?, ?, ?)",
                              (owner, current, blob, time.time()))
 
     def load(self, owner: str) -> tuple[dict[str, AgentSession], str] | None:
+        """``owner``'s threads and current thread; None when there is no row or it cannot be read."""
         with self._lock:
             row = self._db.execute("SELECT sessions, current FROM threads WHERE owner = ?", (owner,)).fetchone()
         if row is None:
@@ -61,6 +64,7 @@ class ThreadStore:
         return sessions, row[1]
 
     def close(self) -> None:
+        """Close the database connection."""
         with self._lock:
             self._db.close()
 

@@ -24,10 +24,11 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import httpx
 from ag_ui.core import RunAgentInput
@@ -48,7 +49,7 @@ class Transcript:
 
     messages: list[dict] = field(default_factory=list)
 
-    def _find(self, message_id: Optional[str]) -> Optional[dict]:
+    def _find(self, message_id: str | None) -> dict | None:
         return next((m for m in self.messages if message_id and m.get("id") == message_id), None)
 
     def _assistant(self, message_id: str) -> dict:
@@ -78,10 +79,9 @@ class Transcript:
                 for call in msg.get("toolCalls") or []:
                     if call["id"] == event["toolCallId"]:
                         call["function"]["arguments"] += event["delta"]
-        elif kind == "TOOL_CALL_RESULT":
-            if not self._find(event["messageId"]):
-                self.messages.append({"id": event["messageId"], "role": "tool",
-                                      "toolCallId": event["toolCallId"], "content": event["content"]})
+        elif kind == "TOOL_CALL_RESULT" and not self._find(event["messageId"]):
+            self.messages.append({"id": event["messageId"], "role": "tool",
+                                  "toolCallId": event["toolCallId"], "content": event["content"]})
 
 
 def pending_interrupts(events: list[dict]) -> list[dict]:
@@ -122,7 +122,7 @@ ADA = {"name": "Ada", "count": 3}
 def langgraph_flows() -> list[Flow]:
     flows = []
     for mode in ("std", "legacy"):
-        def f(name, flow, steps, description):
+        def f(name, flow, steps, description, mode=mode):
             flows.append(Flow("langgraph", mode, name, f"/{mode}/{flow}", steps, description))
 
         if mode == "std":
@@ -198,7 +198,7 @@ def build_body(flow: Flow, n: int, transcript: Transcript, step: Step, pending: 
         if not pending:
             raise RuntimeError(f"{flow.key} run {n}: resume step but no pending interrupts")
         resume = []
-        for interrupt, answer in zip(pending, arg):
+        for interrupt, answer in zip(pending, arg, strict=False):
             if answer is None:
                 continue  # deliberately uncovered
             if answer == CANCEL:
@@ -252,7 +252,7 @@ def producers() -> dict[str, tuple[Callable[[], Any], Callable[[], list[Flow]]]]
     }
 
 
-async def main(out: Path, only: Optional[str]) -> None:
+async def main(out: Path, only: str | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     index = {
         "versions": {p: version(p) for p in ("ag-ui-protocol", "ag-ui-langgraph", "langgraph", "pydantic-ai-slim")},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: set-up (idempotent), the core's no-Reflex contract, unit tests, browser tests.
+# Every test: set-up (idempotent), the core's no-Reflex contract, lint and types, unit tests, browser tests.
 # Unit and browser tests run as separate pytest processes (AppHarness reloads the app module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +8,10 @@ scripts/setup.sh
 py=.venv/bin/python
 $py -c "import sys, interrupt_chat.agui; assert 'reflex' not in sys.modules, 'interrupt_chat.agui imports reflex'"
 echo "contract: interrupt_chat.agui imports without reflex"
+$py -m ruff check --quiet .    # configured in pyproject.toml ([tool.ruff])
+echo "lint: ruff OK"
+$py -m mypy --no-error-summary # configured in pyproject.toml ([tool.mypy]): the whole package
+echo "types: mypy OK"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
 $py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite)
 RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e "$@"    # production build

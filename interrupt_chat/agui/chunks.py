@@ -9,17 +9,21 @@ through without closing it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from ag_ui.core import (
     BaseEvent,
     EventType,
+    ReasoningMessageChunkEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
+    TextMessageChunkEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCallArgsEvent,
+    ToolCallChunkEvent,
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
@@ -45,16 +49,23 @@ class ChunkExpander:
     """Stateful expander for one stream. ``feed`` returns the events to pass on, in order."""
 
     def __init__(self) -> None:
+        """Start with nothing open."""
         self._open: _Open | None = None
 
     def feed(self, event: BaseEvent) -> list[BaseEvent]:
+        """Expand one event: a chunk becomes start / content events, anything else passes on.
+
+        Raises:
+            ChunkError: the first chunk of a message or tool call has no id (or no tool name).
+        """
         if event.type in _PASS_THROUGH:
             return [event]
         if event.type not in _CHUNK_TYPES:
             return [*self.flush(), event]
+        # the event's class follows from its type (AG-UI's union is discriminated by ``type``)
         if event.type == EventType.TOOL_CALL_CHUNK:
-            return self._tool_call(event)
-        return self._message(event)
+            return self._tool_call(cast(ToolCallChunkEvent, event))
+        return self._message(cast("TextMessageChunkEvent | ReasoningMessageChunkEvent", event))
 
     def flush(self) -> list[BaseEvent]:
         """Close whatever chunked message or tool call is open."""
@@ -73,14 +84,16 @@ class ChunkExpander:
             return [], None
         closing = self.flush()
         if not chunk_id:
-            raise ChunkError(f"the first {kind.value} of a {'tool call' if kind == EventType.TOOL_CALL_CHUNK else 'message'} needs an id")
+            what = "tool call" if kind == EventType.TOOL_CALL_CHUNK else "message"
+            raise ChunkError(f"the first {kind.value} of a {what} needs an id")
         self._open = _Open(kind, chunk_id)
         return closing, chunk_id
 
-    def _message(self, event: BaseEvent) -> list[BaseEvent]:
+    def _message(self, event: TextMessageChunkEvent | ReasoningMessageChunkEvent) -> list[BaseEvent]:
         out, start_id = self._reopen(event.type, event.message_id)
+        assert self._open is not None  # _reopen leaves this message open
         message_id = self._open.id
-        if event.type == EventType.TEXT_MESSAGE_CHUNK:
+        if isinstance(event, TextMessageChunkEvent):
             if start_id:
                 out.append(TextMessageStartEvent(message_id=start_id, role=event.role or "assistant", name=event.name))
             if event.delta:
@@ -92,8 +105,9 @@ class ChunkExpander:
                 out.append(ReasoningMessageContentEvent(message_id=message_id, delta=event.delta))
         return out
 
-    def _tool_call(self, event: BaseEvent) -> list[BaseEvent]:
+    def _tool_call(self, event: ToolCallChunkEvent) -> list[BaseEvent]:
         out, start_id = self._reopen(event.type, event.tool_call_id)
+        assert self._open is not None  # _reopen leaves this tool call open
         if start_id:
             if not event.tool_call_name:
                 raise ChunkError(f"the first TOOL_CALL_CHUNK of {start_id} needs a toolCallName")

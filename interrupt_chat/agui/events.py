@@ -45,10 +45,10 @@ def parse_event(obj: Any) -> BaseEvent | None:
         log.warning("dropping event of unknown type %.80r", event_type)
         return None
     outcome = obj.get("outcome")
-    if event_type == EventType.RUN_FINISHED.value and isinstance(outcome, dict):
-        if outcome.get("type") not in KNOWN_OUTCOME_TYPES:
-            log.warning("stripping RUN_FINISHED outcome of unknown type %.80r", outcome.get("type"))
-            obj = {k: v for k, v in obj.items() if k != "outcome"}
+    if (event_type == EventType.RUN_FINISHED.value and isinstance(outcome, dict)
+            and outcome.get("type") not in KNOWN_OUTCOME_TYPES):
+        log.warning("stripping RUN_FINISHED outcome of unknown type %.80r", outcome.get("type"))
+        obj = {k: v for k, v in obj.items() if k != "outcome"}
     try:
         return EVENT_ADAPTER.validate_python(obj)
     except ValidationError as exc:

@@ -12,14 +12,24 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from ag_ui.core import BaseEvent, EventType, Interrupt, ResumeEntry
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    Interrupt,
+    ResumeEntry,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunStartedEvent,
+)
 
 from .events import MalformedEvent, parse_event
 
-__all__ = ["Decision", "InterruptTracker", "Pending", "interrupt_dict", "is_expired", "is_secret_schema", "parse_expiry"]
+__all__ = ["Decision", "InterruptTracker", "Pending", "interrupt_dict", "is_expired", "is_secret_schema",
+           "parse_expiry"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +116,7 @@ def parse_expiry(value: Any) -> datetime | None:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def is_expired(interrupt: Interrupt, now: datetime) -> bool:
@@ -115,12 +125,12 @@ def is_expired(interrupt: Interrupt, now: datetime) -> bool:
     if moment is None:
         return False
     if now.tzinfo is None:
-        now = now.replace(tzinfo=timezone.utc)
+        now = now.replace(tzinfo=UTC)
     return moment <= now
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @dataclass
@@ -142,6 +152,7 @@ class InterruptTracker:
     """
 
     def __init__(self, now: Callable[[], datetime] | None = None) -> None:
+        """Start with nothing pending."""
         self._now = now or _utc_now
         self._reset()
 
@@ -171,6 +182,7 @@ class InterruptTracker:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`__getstate__`; the clock is UTC wall time again (it is not pickled)."""
         self.__dict__.update(state)
         self._now = _utc_now
 
@@ -192,6 +204,7 @@ class InterruptTracker:
         return self._run is not None
 
     def now(self) -> datetime:
+        """The tracker's clock: the time expiry is judged against (S11)."""
         return self._now()
 
     def observe(self, event: BaseEvent | dict[str, Any]) -> None:
@@ -201,18 +214,15 @@ class InterruptTracker:
         except MalformedEvent as exc:
             log.warning("interrupt tracker ignoring a malformed event: %s", exc)
             return
-        if parsed is None:
-            return
-        kind = parsed.type
-        if kind == EventType.RUN_STARTED:
+        if isinstance(parsed, RunStartedEvent):
             self._on_run_started(parsed.run_id)
-        elif kind == EventType.RUN_FINISHED:
+        elif isinstance(parsed, RunFinishedEvent):
             self._on_run_finished(parsed)
-        elif kind == EventType.RUN_ERROR:
+        elif isinstance(parsed, RunErrorEvent):
             if self._run is None and self._finalized is not None and not self._sealed:
-                self._reopen_finalized()  # a late RUN_ERROR still fails the run it follows (S5)
+                self._reopen_finalized(*self._finalized)  # a late RUN_ERROR still fails the run it follows (S5)
             self.fail(parsed.message or "the agent reported an error")
-        elif kind == EventType.CUSTOM and parsed.name == LEGACY_EVENT_NAME:
+        elif isinstance(parsed, CustomEvent) and parsed.name == LEGACY_EVENT_NAME:
             run = self._current_run()
             run.legacy, run.has_legacy = parsed.value, True  # S1: the last one wins
 
@@ -233,11 +243,11 @@ class InterruptTracker:
         self._finalized = None
         self._run = _RunCollection(run_id=run_id)
 
-    def _on_run_finished(self, event: BaseEvent) -> None:
+    def _on_run_finished(self, event: RunFinishedEvent) -> None:
         run = self._current_run()
         run.run_id = event.run_id or run.run_id
         outcome = event.outcome
-        if outcome is not None and getattr(outcome, "type", None) == "interrupt":
+        if isinstance(outcome, RunFinishedInterruptOutcome):  # outcome type "interrupt"
             run.standard = list(outcome.interrupts)
         else:
             run.standard = None
@@ -259,8 +269,7 @@ class InterruptTracker:
             self._surface(Pending("legacy", [], {"name": LEGACY_EVENT_NAME, "value": _legacy_value(run.legacy)},
                                   run.run_id, raw_value=run.legacy))
 
-    def _reopen_finalized(self) -> None:
-        run, owed = self._finalized
+    def _reopen_finalized(self, run: _RunCollection, owed: Pending | None) -> None:
         self._finalized = None
         if self.pending is not None and not self._sealed and self.pending.run_id == run.run_id:
             self.pending = None
@@ -295,6 +304,7 @@ class InterruptTracker:
     # -- answering -------------------------------------------------------------------------------
 
     def is_expired(self, interrupt: Interrupt) -> bool:
+        """Whether ``interrupt`` has expired by the tracker's clock (S11)."""
         return is_expired(interrupt, self._now())
 
     def resolve(self, payload: Any = None, interrupt_id: str | None = None) -> Decision:
@@ -390,7 +400,8 @@ def is_secret_schema(prop: Any) -> bool:
 def _holds_secret(schema: Any, payload: Any) -> bool:
     if not isinstance(payload, dict) or not isinstance(schema, dict):
         return False
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    props = schema.get("properties")
+    props = props if isinstance(props, dict) else {}
     return any(is_secret_schema(props.get(key)) for key in payload)
 
 

@@ -1,8 +1,8 @@
-"""What a hostile agent can send that must not poison a thread: bounded, repaired, redacted text.
+r"""What a hostile agent can send that must not poison a thread: bounded, repaired, redacted text.
 
 - :func:`too_deep`: JSON nested deeper than :data:`MAX_DEPTH` is refused (Python and pydantic
   recurse over it; a deep enough value breaks every later request of the thread).
-- :class:`SurrogateRepair`: JSON ``\\uD83D`` escapes can carry half of a UTF-16 pair. A pair
+- :class:`SurrogateRepair`: JSON ``\uD83D`` escapes can carry half of a UTF-16 pair. A pair
   split across two deltas of one message is rejoined; any other lone half becomes U+FFFD, so no
   string that cannot be encoded as UTF-8 ever enters the transcript.
 - :func:`short_text`, :func:`display_url`, :func:`redact`: error text a person reads is short,
@@ -58,6 +58,7 @@ class SurrogateRepair:
     """Per run: rejoins UTF-16 pairs split across deltas, replaces every other lone half."""
 
     def __init__(self) -> None:
+        """Start a run: no half pair carried over."""
         self._carry: dict[str, str] = {}  # a delta's trailing high surrogate, by message / tool call id
 
     def needed(self, data: str) -> bool:

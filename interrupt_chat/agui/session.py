@@ -20,8 +20,8 @@ from ag_ui.core import PROTOCOL_VERSION, BaseEvent, EventType, RunAgentInput
 from .chunks import ChunkExpander
 from .errors import AgentError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
 from .interrupts import Decision, InterruptTracker
-from .transcript import Transcript
 from .sanitize import short_text
+from .transcript import Transcript
 from .transport import AgentClient, AgentRun
 from .verify import Verifier
 

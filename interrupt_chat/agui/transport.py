@@ -13,6 +13,7 @@ task (a stop button's handler) and closes the HTTP response at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -73,6 +74,7 @@ class AgentClient:
 
     def __init__(self, url: str, *, connect_timeout: float = 10.0, read_timeout: float = 120.0,
                  headers: dict[str, str] | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        """Configure the client; nothing connects until a run is iterated."""
         self.url = url
         self.timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout,
                                      pool=connect_timeout)
@@ -96,6 +98,7 @@ class AgentRun:
     """The events of one run, as an async iterator. Raises :class:`AgentError` on failure."""
 
     def __init__(self, client: AgentClient, body: dict[str, Any]) -> None:
+        """Prepare the run; the request is sent when iteration starts."""
         self._client = client
         self._body = body
         self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=256)
@@ -104,6 +107,7 @@ class AgentRun:
         self.started = False  # True once the first event arrived
 
     def __aiter__(self) -> AsyncIterator[BaseEvent]:
+        """The run's events; the first iteration sends the request."""
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[BaseEvent]:
@@ -137,12 +141,11 @@ class AgentRun:
             self._put_nowait(RunCancelled("the run was stopped"))
 
     async def aclose(self) -> None:
+        """Stop reading: cancel the reader task, which closes the HTTP response (safe to call twice)."""
         if self._task is not None and not self._task.done():
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # already reported via the queue
                 await self._task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - already reported via the queue
-                pass
 
     def _put_nowait(self, item: Any) -> None:
         try:
@@ -200,6 +203,7 @@ class AgentRun:
         """The stream's events: SSE is always UTF-8 (a declared charset is ignored), sizes are bounded."""
         response.encoding = "utf-8"
         repair, total = SurrogateRepair(), 0
+        # _Bounded is duck-typed for httpx-sse, which reads only ``headers`` and ``aiter_text``: hence the ignore
         async for sse in EventSource(_Bounded(response)).aiter_sse():  # type: ignore[arg-type]
             if not sse.data:  # a comment-only or data-less event carries nothing
                 continue
@@ -239,8 +243,9 @@ async def _check_stream(response: httpx.Response) -> None:
     content_type = response.headers.get("content-type", "")
     if EVENT_STREAM not in content_type.lower():
         excerpt = await _excerpt(response)
+        shown_type = short_text(content_type, 80) or "missing"
         raise AgentStreamError(
-            f"the agent did not answer with an event stream (content-type {short_text(content_type, 80) or 'missing'!r})"
+            f"the agent did not answer with an event stream (content-type {shown_type!r})"
             + (f": {excerpt}" if excerpt else ""))
 
 

@@ -5,7 +5,10 @@ A violation raises :class:`ProtocolViolation`; the caller fails the run with its
 
 from __future__ import annotations
 
-from ag_ui.core import BaseEvent, EventType
+from collections.abc import Callable
+from typing import Any
+
+from ag_ui.core import BaseEvent, EventType, StepFinishedEvent, StepStartedEvent
 
 from .errors import ProtocolViolation
 
@@ -18,6 +21,7 @@ class Verifier:
     """Checks one stream, event by event. A new ``RUN_STARTED`` resets per-run tracking."""
 
     def __init__(self) -> None:
+        """Start before the first event: nothing open."""
         self._phase = "new"  # new | active | finished | errored
         self._messages: set[str] = set()
         self._tool_calls: set[str] = set()
@@ -25,6 +29,11 @@ class Verifier:
         self._steps: set[str] = set()
 
     def check(self, event: BaseEvent) -> None:
+        """Check one event against the run's phase and what is open.
+
+        Raises:
+            ProtocolViolation: the event is out of order.
+        """
         kind = event.type
         phase = self._phase
         if phase == "errored" and kind != _E.RUN_STARTED:
@@ -72,16 +81,16 @@ class Verifier:
         if suffix == "END":
             open_ids.discard(item)
 
-    def _step_started(self, event: BaseEvent) -> None:
+    def _step_started(self, event: StepStartedEvent) -> None:
         self._opens(self._steps, event.step_name, "STEP")
 
-    def _step_finished(self, event: BaseEvent) -> None:
+    def _step_finished(self, event: StepFinishedEvent) -> None:
         if event.step_name not in self._steps:
             raise ProtocolViolation(f"STEP_FINISHED for {event.step_name}, which was not started")
         self._steps.discard(event.step_name)
 
 
-def _on(ids: str, label: str, suffix: str):
+def _on(ids: str, label: str, suffix: str) -> Callable[[Verifier, BaseEvent], None]:
     def check(verifier: Verifier, event: BaseEvent) -> None:
         key = "message_id" if ids != "_tool_calls" else "tool_call_id"
         open_ids = getattr(verifier, ids)
@@ -92,7 +101,8 @@ def _on(ids: str, label: str, suffix: str):
     return check
 
 
-_HANDLERS = {
+# Each handler takes the event class of its type (AG-UI's union is discriminated by ``type``).
+_HANDLERS: dict[EventType, Callable[[Verifier, Any], None]] = {
     _E.RUN_STARTED: Verifier._run_started,
     _E.RUN_FINISHED: Verifier._run_finished,
     _E.RUN_ERROR: Verifier._run_error,

@@ -42,4 +42,5 @@ _SCRIPT = r"""
 
 
 def chat_behaviour() -> rx.Component:
+    """The script that adds Enter-to-send and follow-the-bottom scrolling (installed once per page)."""
     return rx.script(_SCRIPT)

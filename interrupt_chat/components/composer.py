@@ -10,12 +10,14 @@ __all__ = ["composer"]
 
 
 def composer(state: type[ChatState]) -> rx.Component:
+    """The message box with Send and Stop, and the hint shown while the agent waits for an answer."""
     running = state.status == "running"
     return rx.form(
         rx.el.textarea(
             name="text",
             rows=2,
-            placeholder=rx.cond(state.locked, "Answer or cancel the agent's request above first.", "Message the agent…"),
+            placeholder=rx.cond(state.locked, "Answer or cancel the agent's request above first.",
+                                "Message the agent…"),
             disabled=state.locked,
             class_name="ic-composer-input",
             custom_attrs={"data-testid": "chat-input", "aria-disabled": rx.cond(state.locked, "true", "false")},

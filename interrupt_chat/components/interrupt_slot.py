@@ -45,8 +45,10 @@ class SlotProps:
 
     @classmethod
     def of(cls, state: type[InterruptState]) -> SlotProps:
+        """The props of a configuration: its vars, and its ``resolve`` / ``cancel`` handlers."""
         props = state.slot_props
-        return cls(state=state, event=props["event"].to(dict[str, Any]), interrupt=props["interrupt"].to(dict[str, Any]),
+        return cls(state=state, event=props["event"].to(dict[str, Any]),
+                   interrupt=props["interrupt"].to(dict[str, Any]),
                    interrupts=props["interrupts"].to(list[dict[str, Any]]), result=props["result"], cards=state.cards,
                    resolve=lambda payload=None, interrupt_id=None: state.resolve(payload, interrupt_id),
                    cancel=lambda interrupt_id=None: state.cancel(interrupt_id))
@@ -79,8 +81,10 @@ def _field(field: Any) -> rx.Component:
             name=name, default_value=rx.cond(field.default != "", field.default, ""), class_name="ic-input",
         )),
         ("secret", rx.el.input(type="password", name=name, auto_complete="off", class_name="ic-input")),
-        ("integer", rx.el.input(type="number", step="1", name=name, default_value=field.default, class_name="ic-input")),
-        ("number", rx.el.input(type="number", step="any", name=name, default_value=field.default, class_name="ic-input")),
+        ("integer", rx.el.input(type="number", step="1", name=name, default_value=field.default,
+                                class_name="ic-input")),
+        ("number", rx.el.input(type="number", step="any", name=name, default_value=field.default,
+                               class_name="ic-input")),
         ("json", rx.el.textarea(name=name, default_value=field.default, rows=3, class_name="ic-input ic-mono")),
         rx.el.input(type="text", name=name, default_value=field.default, class_name="ic-input"),
     )
@@ -107,7 +111,8 @@ def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
     )
     return rx.match(
         card.kind,
-        ("form", rx.hstack(rx.button("Submit", type="submit", disabled=disabled, custom_attrs=_testid("interrupt-submit")),
+        ("form", rx.hstack(rx.button("Submit", type="submit", disabled=disabled,
+                                     custom_attrs=_testid("interrupt-submit")),
                            cancel, spacing="2")),
         rx.hstack(approve_reject, cancel, spacing="2"),
     )

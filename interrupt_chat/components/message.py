@@ -23,6 +23,7 @@ def safe_markdown(source: Any) -> rx.Component:
 
 
 def tool_call_card(call: Any) -> rx.Component:
+    """One tool call (a ``ToolCallRow`` var): name, status badge, arguments and result."""
     status = call.status
     return rx.box(
         rx.hstack(
@@ -31,7 +32,8 @@ def tool_call_card(call: Any) -> rx.Component:
             rx.spacer(),
             rx.match(
                 status,
-                *[(s, rx.badge(s.replace("_", " "), color_scheme=c, variant="soft", size="1")) for s, c in _STATUS_COLOR.items()],
+                *[(s, rx.badge(s.replace("_", " "), color_scheme=c, variant="soft", size="1"))
+                  for s, c in _STATUS_COLOR.items()],
                 rx.badge(status, variant="soft", size="1"),
             ),
             align="center",

@@ -15,8 +15,9 @@ Request bodies and payloads are never logged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator
 
 import anyio
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -76,7 +77,7 @@ class _Handlers:
             self._sse(events, body.run_id), media_type=EventEncoder().get_content_type(), headers=_SSE_HEADERS
         )
 
-    async def _sse(self, events: Iterator[BaseEvent], run_id: str) -> AsyncIterator[str]:
+    async def _sse(self, events: Generator[BaseEvent, None, None], run_id: str) -> AsyncIterator[str]:
         """Encode ``events``, pausing before each delta; stops when the client goes away (cancellation)."""
         encoder = EventEncoder()
         self.store.active_runs.add(run_id)
@@ -115,10 +116,8 @@ class _SSEResponse(StreamingResponse):
         async with anyio.create_task_group() as group:
 
             async def stream() -> None:
-                try:
+                with contextlib.suppress(OSError):  # the client went away (how ASGI 2.4 servers report it)
                     await self.stream_response(send)
-                except OSError:  # the client went away (how ASGI 2.4 servers report it)
-                    pass
                 group.cancel_scope.cancel()
 
             group.start_soon(stream)

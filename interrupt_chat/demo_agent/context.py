@@ -21,6 +21,8 @@ DEFAULT_EXPIRES_IN = 30.0
 
 @dataclass(frozen=True)
 class DemoConfig:
+    """Settings of one demo agent app: the pause before each delta, the ``expiring`` lifetime."""
+
     delay: float = DEFAULT_DELAY
     expires_in: float = DEFAULT_EXPIRES_IN
 
@@ -29,6 +31,7 @@ class RunContext:
     """One run: its input, its event factory, its thread's state and the app config."""
 
     def __init__(self, body: RunAgentInput, store: DemoStore, config: DemoConfig) -> None:
+        """Bind the run's input to the app's store and config; events are stamped with its ids."""
         self.body = body
         self.store = store
         self.config = config
@@ -36,6 +39,7 @@ class RunContext:
 
     @property
     def thread(self) -> ThreadState:
+        """The state of the run's thread (created on first use)."""
         return self.store.thread(self.body.thread_id)
 
     def snapshot(self, scenario: str) -> BaseEvent:

@@ -12,7 +12,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -50,6 +50,8 @@ DELTA_EVENT_TYPES = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.TOOL_CA
 
 _WORD = re.compile(r"\s*\S+\s*|\s+")
 
+_Event = TypeVar("_Event", bound=BaseEvent)
+
 
 def new_id(prefix: str) -> str:
     """A short random id such as ``msg-3f2a9c1b0d4e``."""
@@ -70,6 +72,7 @@ class EventFactory:
     """Builds the events of one run (``thread_id`` / ``run_id``)."""
 
     def __init__(self, thread_id: str, run_id: str, clock: Callable[[], float] = time.time) -> None:
+        """Bind the factory to a run; ``clock`` (seconds) stamps the events."""
         self.thread_id = thread_id
         self.run_id = run_id
         self._clock = clock
@@ -77,12 +80,13 @@ class EventFactory:
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    def _make(self, model: type[BaseEvent], **fields: Any) -> BaseEvent:
+    def _make(self, model: type[_Event], **fields: Any) -> _Event:
         return model(timestamp=self._now_ms(), **fields)
 
     # -- lifecycle -----------------------------------------------------------------------
 
     def run_started(self, parent_run_id: str | None = None) -> RunStartedEvent:
+        """Open the run (``parentRunId`` set on a resume)."""
         return self._make(
             RunStartedEvent,
             thread_id=self.thread_id,
@@ -96,6 +100,7 @@ class EventFactory:
 
         ``legacy=True`` omits the outcome entirely, as LangGraph-style producers do.
         """
+        outcome: RunFinishedInterruptOutcome | RunFinishedSuccessOutcome | None
         if interrupts:
             outcome = RunFinishedInterruptOutcome(interrupts=list(interrupts))
         elif legacy:
@@ -105,12 +110,15 @@ class EventFactory:
         return self._make(RunFinishedEvent, thread_id=self.thread_id, run_id=self.run_id, outcome=outcome)
 
     def run_error(self, message: str, code: str) -> RunErrorEvent:
+        """End the run with an error ``code`` (e.g. ``PARTIAL_RESUME``) and a message."""
         return self._make(RunErrorEvent, message=message, code=code)
 
     def step_started(self, name: str) -> StepStartedEvent:
+        """Open the step ``name``."""
         return self._make(StepStartedEvent, step_name=name)
 
     def step_finished(self, name: str) -> StepFinishedEvent:
+        """Close the step ``name``."""
         return self._make(StepFinishedEvent, step_name=name)
 
     # -- content -------------------------------------------------------------------------
@@ -143,12 +151,15 @@ class EventFactory:
         ]
 
     def tool_result(self, tool_call_id: str, content: str) -> ToolCallResultEvent:
+        """The result of a tool call, as a new tool message."""
         return self._make(
             ToolCallResultEvent, message_id=new_id("tool"), tool_call_id=tool_call_id, content=content, role="tool"
         )
 
     def state_snapshot(self, snapshot: dict[str, Any]) -> StateSnapshotEvent:
+        """Replace the shared state with ``snapshot``."""
         return self._make(StateSnapshotEvent, snapshot=snapshot)
 
     def custom(self, name: str, value: Any) -> CustomEvent:
+        """A CUSTOM event (the legacy channel's ``on_interrupt``)."""
         return self._make(CustomEvent, name=name, value=value)

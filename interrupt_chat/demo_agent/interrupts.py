@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ag_ui.core import Interrupt
@@ -66,6 +66,7 @@ def approval(tool_call_id: str, tool_name: str, args: dict[str, Any]) -> Pending
 
 
 def choice() -> PendingInterrupt:
+    """An ``input_required`` interrupt: pick one of :data:`COLORS`."""
     interrupt = Interrupt(
         id=new_id("int"), reason="input_required", message="Pick a color", response_schema=CHOICE_SCHEMA
     )
@@ -73,6 +74,7 @@ def choice() -> PendingInterrupt:
 
 
 def credential() -> PendingInterrupt:
+    """An ``input_required`` interrupt asking for a masked ``api_key``."""
     interrupt = Interrupt(
         id=new_id("int"), reason="input_required", message="Enter your API key", response_schema=CREDENTIAL_SCHEMA
     )
@@ -83,7 +85,7 @@ def confirmation(message: str, *, expires_in: float | None = None, langgraph_id:
     """A yes/no ``confirmation``; ``expires_in`` seconds sets ``expiresAt`` (ISO 8601, UTC offset)."""
     expires_at = None
     if expires_in is not None:
-        deadline = datetime.now(timezone.utc) + timedelta(seconds=expires_in)
+        deadline = datetime.now(UTC) + timedelta(seconds=expires_in)
         expires_at = deadline.isoformat(timespec="milliseconds")
     interrupt = Interrupt(
         id=uuid.uuid4().hex if langgraph_id else new_id("int"),

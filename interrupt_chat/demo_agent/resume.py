@@ -13,11 +13,12 @@ The legacy channel resumes with ``forwardedProps.command.resume`` (ag-ui-langgra
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, cast
 
 from ag_ui.core import BaseEvent, Interrupt, ResumeEntry, RunAgentInput
 from jsonschema import Draft202012Validator
@@ -40,12 +41,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ResumeRejection:
+    """Why a resume is refused: the RUN_ERROR ``code`` and a message naming ids and constraints."""
+
     code: str
     message: str
 
 
 @dataclass(frozen=True)
 class LegacyResume:
+    """A legacy resume's ``forwardedProps.command.resume`` value (None when only ``interruptEvent`` came)."""
+
     value: Any
 
 
@@ -72,7 +77,7 @@ def is_expired(interrupt: Interrupt, now: datetime) -> bool:
     except ValueError:
         return False
     if deadline.tzinfo is None:
-        deadline = deadline.replace(tzinfo=timezone.utc)
+        deadline = deadline.replace(tzinfo=UTC)
     return deadline <= now
 
 
@@ -114,10 +119,8 @@ def legacy_resume_of(body: RunAgentInput) -> LegacyResume | None:
         return None
     value = command.get("resume")
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = json.loads(value)
-        except ValueError:
-            pass
     return LegacyResume(value)
 
 
@@ -138,7 +141,7 @@ def handle_resume(ctx: RunContext) -> Iterator[BaseEvent]:
     open_set = ctx.thread.open
     entries = list(ctx.body.resume or [])
     _note_parent_run(ctx, open_set)
-    rejection = check_resume(open_set, entries, datetime.now(timezone.utc))
+    rejection = check_resume(open_set, entries, datetime.now(UTC))
     if rejection is not None:
         yield ctx.ev.run_error(rejection.message, rejection.code)
         return
@@ -149,6 +152,7 @@ def handle_resume(ctx: RunContext) -> Iterator[BaseEvent]:
     for item in open_set.pending:
         line, tool_content = _continue(item, answers[item.interrupt.id])
         if tool_content is not None:
+            assert item.interrupt.tool_call_id is not None  # only tool approvals have tool content
             yield ctx.ev.tool_result(item.interrupt.tool_call_id, tool_content)
         lines.append(line)
     yield ctx.snapshot(open_set.scenario)
@@ -173,11 +177,12 @@ def _continue(item: PendingInterrupt, entry: ResumeEntry) -> tuple[str, str | No
     is_tool = item.kind == "approval"
     if entry.status == "cancelled":
         return "Cancelled.", "cancelled by user" if is_tool else None
-    payload = entry.payload
+    # resolved, so check_resume validated it against the responseSchema: an object
+    payload = cast(dict[str, Any], entry.payload)
     if is_tool:
         if not payload["approved"]:
             return "Rejected.", "denied by user"
-        args = payload["editedArgs"] if "editedArgs" in payload else item.tool_args or {}
+        args = payload.get("editedArgs", item.tool_args or {})
         result = _tool_outcome(item.tool_name or "tool", args)
         return f"Approved: {result}.", result
     if item.kind == "choice":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
@@ -17,7 +17,7 @@ __all__ = ["run_agent"]
 logger = logging.getLogger(__name__)
 
 
-def run_agent(body: RunAgentInput, store: DemoStore, config: DemoConfig) -> Iterator[BaseEvent]:
+def run_agent(body: RunAgentInput, store: DemoStore, config: DemoConfig) -> Generator[BaseEvent, None, None]:
     """All events of one run, RUN_STARTED first and RUN_FINISHED / RUN_ERROR last.
 
     - ``resume`` present (non-empty): a standard resume (see ``resume``); it wins over a

@@ -10,13 +10,14 @@ import itertools
 import json
 import re
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
 from . import interrupts
 from .context import RunContext
 from .events import new_id
+from .store import PendingInterrupt
 
 __all__ = [
     "DEFAULT_SCENARIO",
@@ -102,7 +103,8 @@ def _markdown_answer(user_text: str) -> str:
 
 def long(ctx: RunContext) -> Iterator[BaseEvent]:
     """A very long answer (``LONG_DELTAS`` deltas) to exercise the stop button."""
-    words = itertools.cycle("This is a very long answer streamed slowly so that you can stop it .".split())
+    sentence = "This is a very long answer streamed slowly so that you can stop it ."
+    words = itertools.cycle(sentence.split())
     text = " ".join(itertools.islice(words, LONG_DELTAS))
     yield from ctx.ev.text_message(text)
     yield ctx.ev.run_finished()
@@ -131,7 +133,7 @@ def tools(ctx: RunContext) -> Iterator[BaseEvent]:
 # -- standard interrupts ------------------------------------------------------------------
 
 
-def _delete_files_call(ctx: RunContext) -> Iterator[BaseEvent]:
+def _delete_files_call(ctx: RunContext) -> Generator[BaseEvent, None, PendingInterrupt]:
     """Assistant text + streamed ``delete_files`` tool call; returns its approval interrupt."""
     message_id, tool_call_id = new_id("msg"), new_id("call")
     yield from ctx.ev.text_message("I can clean up the old reports. I need your approval first.", message_id)

@@ -47,18 +47,23 @@ class OpenInterrupts:
 
     @property
     def has_legacy(self) -> bool:
+        """Whether the run raised a legacy ``on_interrupt``."""
         return self.legacy_value is not None
 
     @property
     def interrupts(self) -> list[Interrupt]:
+        """The open standard interrupts, in the order they were raised."""
         return [p.interrupt for p in self.pending]
 
     def by_id(self) -> dict[str, PendingInterrupt]:
+        """The open interrupts by interrupt id."""
         return {p.interrupt.id: p for p in self.pending}
 
 
 @dataclass
 class ThreadState:
+    """One thread: how many runs it had, and its open interrupts (None when nothing is open)."""
+
     turn: int = 0
     open: OpenInterrupts | None = None
 
@@ -85,6 +90,7 @@ class DemoStore:
     """Threads, recorded inputs and protocol notes of one demo agent app."""
 
     def __init__(self) -> None:
+        """Start empty: no threads, no records, no notes."""
         self.threads: dict[str, ThreadState] = {}
         self._records: list[Record] = []
         self._notes: list[Note] = []
@@ -92,6 +98,7 @@ class DemoStore:
         self.active_runs: set[str] = set()
 
     def thread(self, thread_id: str) -> ThreadState:
+        """The state of ``thread_id``, created empty on first use."""
         return self.threads.setdefault(thread_id, ThreadState())
 
     def clear(self) -> None:
@@ -109,12 +116,15 @@ class DemoStore:
         self._records.append(Record(body.thread_id, dumped))
 
     def records(self, thread_id: str | None = None) -> list[dict[str, Any]]:
+        """Copies of the recorded inputs, oldest first; only ``thread_id``'s when given."""
         return [copy.deepcopy(r.body) for r in self._records if thread_id in (None, r.thread_id)]
 
     def note(self, thread_id: str, run_id: str, note: str) -> None:
+        """Record a protocol remark about a run's input (see ``GET /notes``)."""
         self._notes.append(Note(thread_id, run_id, note))
 
     def notes(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        """The protocol remarks as wire dicts, oldest first; only ``thread_id``'s when given."""
         return [
             {"threadId": n.thread_id, "runId": n.run_id, "note": n.note}
             for n in self._notes

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import struct
@@ -260,10 +261,8 @@ class RawServer:
                 conn.settimeout(5)
                 self.requests.append(_read_request(conn))
                 handler = self.handlers.popleft() if self.handlers else _not_found
-                try:
+                with contextlib.suppress(OSError):
                     handler(conn)
-                except OSError:
-                    pass
 
 
 def _read_request(conn: socket.socket) -> bytes:

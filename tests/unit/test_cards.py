@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from ag_ui.core import (
@@ -20,7 +20,7 @@ from ag_ui.core import (
 from interrupt_chat.agui import InterruptTracker, Transcript
 from interrupt_chat.cards import Card, build_cards, legacy_fields, prompt_of, refresh_expiry
 
-T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
 APPROVE = {"type": "object", "required": ["approved"], "properties": {"approved": {"type": "boolean"}}}
 EDIT = {"type": "object", "required": ["approved"],
@@ -125,7 +125,8 @@ def test_s22_card_kind(schema, kind):
 
 def test_s22_form_card_fields_carry_no_values():
     card = cards_of(surfaced({"id": "i1", "reason": "input_required", "responseSchema": FORM}))[0]
-    assert [(f.name, f.type, f.required) for f in card.fields] == [("color", "enum", True), ("api_key", "secret", False)]
+    assert [(f.name, f.type, f.required) for f in card.fields] == [("color", "enum", True),
+                                                                   ("api_key", "secret", False)]
     assert card.fields[0].options == ["red", "green"]
     assert card.fields[1].default == ""
 
@@ -253,7 +254,8 @@ def test_s11_expired_at_the_boundary():
     card = cards_of(surfaced({"id": "a", "reason": "confirmation", "expiresAt": at(30)}, clock=clock))[0]
     assert (card.seconds_left, card.expired) == (0, True)
     clock.value = T0 + timedelta(seconds=29.999)
-    assert cards_of(surfaced({"id": "a", "reason": "confirmation", "expiresAt": at(30)}, clock=clock))[0].expired is False
+    card = cards_of(surfaced({"id": "a", "reason": "confirmation", "expiresAt": at(30)}, clock=clock))[0]
+    assert card.expired is False
 
 
 def test_s11_long_expired():

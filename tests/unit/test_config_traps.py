@@ -8,6 +8,7 @@ under the state lock.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -79,7 +80,7 @@ async def test_item11_a_subclassed_configuration_has_its_own_state_and_handlers(
 
 def test_item12_a_configuration_serves_one_chat():
     new_chat_state("unit-test-trap-lonely-1", agent_url="http://127.0.0.1:9/one/", configs=[Lonely])
-    with pytest.raises(ValueError, match="Lonely already serves the chat for http://127.0.0.1:9/one/"):
+    with pytest.raises(ValueError, match=re.escape("Lonely already serves the chat for http://127.0.0.1:9/one/")):
         new_chat_state("unit-test-trap-lonely-2", agent_url="http://127.0.0.1:9/two/", configs=[Lonely])
     assert Lonely._chat().agent_url == "http://127.0.0.1:9/one/"
 

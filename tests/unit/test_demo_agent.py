@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -348,7 +348,7 @@ async def test_multi_raises_three_distinct_interrupts(client):
 
 
 async def test_expiring_interrupt_expires_in_30_seconds(client):
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     events, _ = await interrupted(client, "expiring")
     (item,) = interrupts_of(events)
     assert item.reason == "confirmation"
@@ -469,7 +469,8 @@ async def test_credential_resume_never_echoes_the_secret(client, caplog):
 async def test_multi_resume_in_any_order(client):
     events, first = await interrupted(client, "multi")
     approval, choice, confirm = interrupts_of(events)
-    entries = [resolved(confirm.id, {"approved": True}), cancelled(choice.id), resolved(approval.id, {"approved": True})]
+    entries = [resolved(confirm.id, {"approved": True}), cancelled(choice.id),
+               resolved(approval.id, {"approved": True})]
     resumed = await resume(client, first, entries)
     assert [e.tool_call_id for e in of_type(resumed, EventType.TOOL_CALL_RESULT)] == [approval.tool_call_id]
     assert texts(resumed) == ["Approved: deleted 3 files in /tmp/reports.\n\nCancelled.\n\nConfirmed."]
@@ -556,7 +557,7 @@ async def test_legacy_resume_with_forwarded_props(client, app, scenario):
 
 
 async def test_legacy_resume_parses_a_json_string_like_langgraph(client):
-    _, first = await interrupted(client, "legacy")
+    await interrupted(client, "legacy")
     body = run_input(None, thread="t1", forwardedProps={"command": {"resume": '["a", 1]'}})
     assert texts(await stream(client, body)) == ['Legacy answer: ["a", 1]']
 
@@ -568,7 +569,7 @@ async def test_legacy_resume_without_legacy_interrupt(client):
 
 
 async def test_new_message_re_raises_the_open_interrupts(client, app):
-    events, first = await interrupted(client, "multi")
+    events, _ = await interrupted(client, "multi")
     again = await stream(client, run_input("hello again"))
     assert [e.type for e in again] == [EventType.RUN_STARTED, EventType.RUN_FINISHED]
     assert [wire(i) for i in interrupts_of(again)] == [wire(i) for i in interrupts_of(events)]
@@ -690,14 +691,14 @@ async def test_long_run_stops_when_the_client_disconnects(spec_version):
         while not server.started:
             await asyncio.sleep(0.01)
         body = run_input("long")
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
-            async with aconnect_sse(client, "POST", "/", json=body) as source:
-                deltas = 0
-                async for sse in source.aiter_sse():
-                    deltas += json.loads(sse.data)["type"] == "TEXT_MESSAGE_CONTENT"
-                    if deltas == 5:
-                        break
-                assert store.active_runs == {body["runId"]}
+        async with (httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client,
+                    aconnect_sse(client, "POST", "/", json=body) as source):
+            deltas = 0
+            async for sse in source.aiter_sse():
+                deltas += json.loads(sse.data)["type"] == "TEXT_MESSAGE_CONTENT"
+                if deltas == 5:
+                    break
+            assert store.active_runs == {body["runId"]}
         for _ in range(200):  # the connection is closed: the generator must be cancelled promptly
             if not store.active_runs:
                 break

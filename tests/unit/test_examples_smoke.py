@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import httpx
 import pytest
@@ -14,7 +14,7 @@ from httpx_sse import aconnect_sse
 pytest.importorskip("ag_ui_langgraph", reason="needs requirements-examples.txt")
 pytest.importorskip("pydantic_ai", reason="needs requirements-examples.txt")
 
-from ag_ui.core import RunAgentInput  # noqa: E402
+from ag_ui.core import RunAgentInput
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 from examples import langgraph_agent, pydantic_ai_agent  # noqa: E402
 
 
-def body(thread: str, run: str, messages: list[dict], resume: Optional[list] = None, forwarded: Optional[dict] = None):
+def body(thread: str, run: str, messages: list[dict], resume: list | None = None, forwarded: dict | None = None):
     return RunAgentInput(
         thread_id=thread, run_id=run, protocol_version="1.0", state={}, tools=[], context=[],
         forwarded_props=forwarded or {}, messages=messages, resume=resume,
@@ -31,10 +31,10 @@ def body(thread: str, run: str, messages: list[dict], resume: Optional[list] = N
 
 
 async def run(app: Any, path: str, payload: dict) -> list[dict]:
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-        async with aconnect_sse(client, "POST", path, json=payload, headers={"Accept": "text/event-stream"}) as src:
-            assert src.response.status_code == 200
-            return [json.loads(sse.data) async for sse in src.aiter_sse()]
+    async with (httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client,
+                aconnect_sse(client, "POST", path, json=payload, headers={"Accept": "text/event-stream"}) as src):
+        assert src.response.status_code == 200
+        return [json.loads(sse.data) async for sse in src.aiter_sse()]
 
 
 def finished(events: list[dict]) -> dict:
@@ -142,7 +142,7 @@ async def test_pydantic_ai_approve_resume():
     app = pydantic_ai_agent.create_app()
     first = await run(app, "/", body("t-pai", "r1", USER))
     [interrupt] = interrupts(first)
-    history = USER + [assistant_with_tool_calls(first)]
+    history = [*USER, assistant_with_tool_calls(first)]
     resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]
     events = await run(app, "/", body("t-pai", "r2", history, resume=resume))
     assert finished(events)["outcome"] == {"type": "success"}

@@ -21,11 +21,16 @@ from interrupt_chat.agui import AgentClient, AgentSession
 from interrupt_chat.demo_agent import create_app
 from interrupt_chat.registry import new_chat_state
 from tests.unit.agents import serve_in_thread
-from tests.unit.test_state import SECRET, Harness, agents, assert_secret_nowhere, chats, plain  # noqa: F401
+from tests.unit.test_state import SECRET, Harness, agents, assert_secret_nowhere  # noqa: F401
 
 pytestmark = pytest.mark.loopback
 
 TOKEN = "tok-BEARER-5f0c1d9e7a"
+
+
+@pytest.fixture
+def plain(agents) -> Harness:  # noqa: F811 - the module's own chat (a configuration serves one chat)
+    return Harness(new_chat_state("unit-test-hostile-client", agent_url=agents.url, configs=[]), agents.store)
 
 
 def resumes(h: Harness) -> list[dict[str, Any]]:
@@ -42,7 +47,7 @@ def card_error(config: Any, interrupt_id: str) -> str:
     return next(c.error for c in config.cards if c.id == interrupt_id)
 
 
-async def test_forged_interrupt_id_is_ignored_then_a_real_answer_resumes_once(plain: Harness, caplog):  # noqa: F811
+async def test_forged_interrupt_id_is_ignored_then_a_real_answer_resumes_once(plain: Harness, caplog):
     default, interrupt_id = await interrupted(plain)
     with caplog.at_level(logging.WARNING):
         await plain.cls.default_config.resolve.fn(default, {"approved": True}, "forged-id")
@@ -58,8 +63,7 @@ async def test_forged_interrupt_id_is_ignored_then_a_real_answer_resumes_once(pl
     (json.loads("[" * 500 + "]" * 500), "nested deeper than 100 levels"),
     ({"approved": float("nan")}, "The answer is not JSON data."),
 ], ids=["wrong-type", "wrong-field-type", "10-mb", "500-levels-deep", "nan"])
-async def test_wrong_or_oversized_answer_gets_a_short_card_error_and_no_resume(plain: Harness, payload,  # noqa: F811
-                                                                               message):
+async def test_wrong_or_oversized_answer_gets_a_short_card_error_and_no_resume(plain: Harness, payload, message):
     default, interrupt_id = await interrupted(plain)
     await plain.cls.default_config.resolve.fn(default, payload, interrupt_id)
     error = card_error(default, interrupt_id)
@@ -69,7 +73,7 @@ async def test_wrong_or_oversized_answer_gets_a_short_card_error_and_no_resume(p
     assert len(resumes(plain)) == 1 and resumes(plain)[0]["resume"][0]["payload"] == {"approved": False}
 
 
-async def test_a_hundred_rapid_clicks_make_exactly_one_resume(plain: Harness):  # noqa: F811
+async def test_a_hundred_rapid_clicks_make_exactly_one_resume(plain: Harness):
     default, interrupt_id = await interrupted(plain)
     clicks = [plain.cls.default_config.resolve.fn(default, {"approved": i % 2 == 0}, interrupt_id) for i in range(100)]
     await asyncio.gather(*clicks)
@@ -77,13 +81,21 @@ async def test_a_hundred_rapid_clicks_make_exactly_one_resume(plain: Harness):  
     assert plain.chat.status == "idle" and plain.session.tracker.pending is None
 
 
-async def test_a_hundred_rapid_cancels_and_forms_make_exactly_one_resume(plain: Harness):  # noqa: F811
+async def test_a_hundred_rapid_cancels_and_forms_make_exactly_one_resume(plain: Harness):
     default, interrupt_id = await interrupted(plain, "choice")
     Default = plain.cls.default_config
     clicks = [Default.submit_form.fn(default, {"__interrupt_id": interrupt_id, "color": "red"}) for _ in range(50)]
     clicks += [Default.cancel.fn(default, interrupt_id) for _ in range(50)]
     await asyncio.gather(*clicks)
     assert len(resumes(plain)) == 1
+
+
+async def test_edited_arguments_past_the_integer_digit_limit_get_a_card_error(plain: Harness):
+    default, interrupt_id = await interrupted(plain)
+    form = {"__interrupt_id": interrupt_id, "edited_args": '{"n": ' + "9" * 5000 + "}"}
+    await plain.cls.default_config.approve_edited.fn(default, form)
+    assert "not valid JSON: too large or too deeply nested" in card_error(default, interrupt_id)
+    assert resumes(plain) == []
 
 
 def test_item15_a_pickled_session_holds_no_header_and_no_url_credentials():
@@ -127,7 +139,8 @@ async def test_secrets_credential_flow_with_a_bearer_token_agent_leaves_no_trace
         await locked_out.send("hello")
         assert locked_out.chat.error == "the agent answered HTTP 401 Unauthorized: missing or wrong bearer token"
 
-        chat_cls = new_chat_state("unit-test-bearer", agent_url=url, configs=[], headers={"Authorization": f"Bearer {TOKEN}"})
+        chat_cls = new_chat_state("unit-test-bearer", agent_url=url, configs=[],
+                                  headers={"Authorization": f"Bearer {TOKEN}"})
         h = Harness(chat_cls, agent.state.store)
         h.root.rx_router_session = SessionData(client_token="tab-bearer", client_ip="", session_id="s1")
         await h.send("credential")

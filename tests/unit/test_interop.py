@@ -24,11 +24,11 @@ pytest.importorskip("ag_ui_langgraph", reason="needs requirements-examples.txt")
 pytest.importorskip("pydantic_ai", reason="needs requirements-examples.txt")
 pytest.importorskip("uvicorn")
 
-from ag_ui.core import BaseEvent, EventType  # noqa: E402
+from ag_ui.core import BaseEvent, EventType
 
-from examples import langgraph_agent, pydantic_ai_agent  # noqa: E402
-from interrupt_chat.agui import AgentClient, AgentSession  # noqa: E402
-from tests.unit.agents import serve_in_thread  # noqa: E402
+from examples import langgraph_agent, pydantic_ai_agent
+from interrupt_chat.agui import AgentClient, AgentSession
+from tests.unit.agents import serve_in_thread
 
 pytestmark = pytest.mark.loopback
 

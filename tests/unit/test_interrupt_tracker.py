@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import logging
 import pickle
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from ag_ui.core import CustomEvent, Interrupt, RunFinishedEvent, RunFinishedInterruptOutcome, RunStartedEvent
 
 from interrupt_chat.agui import Decision, InterruptTracker
 
-T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
 
 class Clock:

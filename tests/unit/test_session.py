@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import pickle
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -155,7 +155,7 @@ async def test_s03_interrupt_surfaced_only_after_the_run_finalizes():
     agent = ScriptedAgent(approval_run)
     session = session_for(agent)
     seen_pending = []
-    async for event in session.send("delete my files", message_id="u1"):
+    async for _event in session.send("delete my files", message_id="u1"):
         seen_pending.append(session.tracker.pending)
     assert seen_pending[-1] is None  # not even after RUN_FINISHED was applied
     assert all(p is None for p in seen_pending)
@@ -246,7 +246,7 @@ async def test_s07_resume_lists_answers_in_interrupt_order_not_click_order():
 
 
 async def test_s11_expired_interrupt_is_sent_cancelled():
-    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     clock = [now]
     expiring = [interrupt("a", toolCallId="call_1", expiresAt=(now + timedelta(seconds=30)).isoformat()),
                 interrupt("b", reason="confirmation")]
@@ -292,7 +292,7 @@ async def test_s13_legacy_resolve_sends_forwarded_props_command_without_resume()
 async def test_s02_standard_wins_over_legacy_in_the_same_run():
     def both(body):
         events = approval_run(body)
-        return events[:-1] + [{"type": "CUSTOM", "name": "on_interrupt", "value": "legacy"}, events[-1]]
+        return [*events[:-1], {"type": "CUSTOM", "name": "on_interrupt", "value": "legacy"}, events[-1]]
 
     session = session_for(ScriptedAgent(both))
     await drain(session.send("x"))
@@ -527,7 +527,7 @@ def long_stream(body: dict, ticks: int = 200) -> Stream:
     items: list = [started(body), {"type": "TEXT_MESSAGE_START", "messageId": "m1"}]
     for i in range(ticks):
         items += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": f"{i} "}, 0.05]
-    return Stream(items + [{"type": "TEXT_MESSAGE_END", "messageId": "m1"}, finished(body)])
+    return Stream([*items, {"type": "TEXT_MESSAGE_END", "messageId": "m1"}, finished(body)])
 
 
 async def run_until(session: AgentSession, stream, count: int) -> tuple[asyncio.Task, list]:
@@ -554,7 +554,7 @@ async def test_session_cancel_during_a_long_stream(loopback):
 
     agent = ScriptedAgent(reply)
     session = AgentSession(AgentClient(loopback.mount(agent)), thread_id="t1")
-    task, seen = await run_until(session, session.send("go"), 4)
+    task, _ = await run_until(session, session.send("go"), 4)
     assert session.running
     assert session.cancel() is True
     await asyncio.wait_for(task, 1.5)  # the session records the stop; it never raises

@@ -17,7 +17,8 @@ def interrupted_session() -> AgentSession:
     session.transcript.add_user_message("u1", "hello")
     tracker = session.tracker
     tracker.observe({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"})
-    tracker.observe({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "outcome": {"type": "interrupt", "interrupts": [
+    tracker.observe({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "outcome": {
+        "type": "interrupt", "interrupts": [
         {"id": "key", "reason": "input_required",
          "responseSchema": {"type": "object", "properties": {"api_key": {"type": "string", "format": "password"}}}},
         {"id": "ok", "reason": "confirmation"}]}})

@@ -553,7 +553,8 @@ def test_take_changes_splits_history_and_tail():
     assert [m.id for m in t.messages][:3] == ["u1", "a1", "t1"] and t.message("t0") is not None
     assert t.take_changes()[0] is True and t.messages[t.tail_start:] == []
 
-    apply(t, snapshot({"id": "u1", "role": "user", "content": "x"}, {"id": "a2", "role": "assistant", "content": "done"},
+    apply(t, snapshot({"id": "u1", "role": "user", "content": "x"},
+                      {"id": "a2", "role": "assistant", "content": "done"},
                       {"id": "a3", "role": "assistant", "content": "new"}))
     assert t.take_changes() == (True, True)
     assert [m.id for m in t.messages[t.tail_start:]] == ["a3"]  # only what the snapshot brought is new

@@ -71,8 +71,9 @@ def test_wheel_leaves_out_the_demo(installed: dict) -> None:
 
 def test_wheel_ships_the_library(installed: dict) -> None:
     files = set(installed["files"])
-    for path in ("interrupt_chat/__init__.py", "interrupt_chat/py.typed", "interrupt_chat/components/interrupt_chat.css",
-                 "interrupt_chat/agui/__init__.py", "interrupt_chat/state.py"):
+    for path in ("interrupt_chat/__init__.py", "interrupt_chat/py.typed",
+                 "interrupt_chat/components/interrupt_chat.css", "interrupt_chat/agui/__init__.py",
+                 "interrupt_chat/state.py"):
         assert path in files, path
 
 
