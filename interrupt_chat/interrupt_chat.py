@@ -1,4 +1,4 @@
-"""The demo site: a user of the public API only (contracts §3).
+"""The demo site: a user of the public API only (pages and test ids: docs/dom-contract.md).
 
 Pages: ``/`` (the full chat, default interrupt slot, scenario chips, threads), ``/approval``
 (the seed's in-chat example) and ``/manual`` (the seed's manual-placement example). Unless

@@ -116,7 +116,7 @@ def app_url(reflex_app) -> str:
 
 
 class Chat:
-    """The demo site's chat, driven only through the DOM contract (contracts §3)."""
+    """The demo site's chat, driven only through the DOM contract (docs/dom-contract.md)."""
 
     def __init__(self, page: Page, base_url: str) -> None:
         self.page = page

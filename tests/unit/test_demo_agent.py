@@ -98,7 +98,7 @@ async def stream(client: httpx.AsyncClient, body: dict) -> list:
 
 
 def assert_well_formed(events: list, body: dict) -> None:
-    """The client verifier's rules (agui-protocol.md section 8.4), for one run."""
+    """The client verifier's rules (the ordering rules @ag-ui/client enforces), for one run."""
     first, last = events[0], events[-1]
     assert first.type == EventType.RUN_STARTED
     assert (first.thread_id, first.run_id) == (body["threadId"], body["runId"])

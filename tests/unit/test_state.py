@@ -1,10 +1,10 @@
 """The Reflex states (``ChatState`` / ``InterruptState``) without a browser, against the real demo agent.
 
-Per docs/toolchain.md §5: states are instantiated directly under pytest (``rx.State()`` builds the
+States are instantiated directly under pytest (``rx.State()`` builds the
 whole tree), background handlers run through ``Handler.fn(state, ...)`` (``async with self`` is a
 no-op there) and cross-state access goes through ``get_state``. The agent is
 ``interrupt_chat.demo_agent`` on a loopback uvicorn server; its store records every request it
-received, which is how "what was sent" is checked. A run costs no extra wait: ``_tick_expiry`` returns at
+received, which is how "what was sent" is checked. A run costs no extra wait: ``routing.tick_expiry`` returns at
 once unless an active card has an expiry, and only then counts down once a second.
 
 A run never streams into the view of another thread (S25), and unmasked answers survive a state
