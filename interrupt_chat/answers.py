@@ -1,8 +1,8 @@
 """A person's answer, from the event handler to the resume run (S6–S15, S22, S23).
 
 ``InterruptState.resolve`` / ``cancel`` / the default slot's forms call in here. An answer is
-checked before the tracker records it: JSON data, bounded in size and depth, and valid against
-the interrupt's ``responseSchema`` (a forged or wrong answer gets a card error, never a resume).
+checked before the tracker records it: JSON data, bounded in size and depth (anything else gets a
+card error, never a resume). Whether it fits the ``responseSchema`` is the agent's to judge (S15).
 Then the tracker decides (:class:`~interrupt_chat.agui.Decision`) and, when every open
 interrupt has its answer, :mod:`.driver` runs the resume.
 """
@@ -69,7 +69,7 @@ def _problem(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[
     else:
         return None
     try:
-        check_answer(pending.schema_for(card_id or None), payload)
+        check_answer(payload)
     except FormError as exc:
         return card_id, str(exc)
     return None

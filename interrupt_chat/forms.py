@@ -197,8 +197,12 @@ def validate_payload(schema: Any, payload: Any) -> None:
         raise FormError(errors)
 
 
-def check_answer(schema: Any, payload: Any) -> None:
-    """Check an answer before it is recorded: JSON data, bounded, and valid against ``schema``.
+def check_answer(payload: Any) -> None:
+    """Check any answer before it is recorded: JSON data, bounded in size and depth.
+
+    Whether it fits the interrupt's ``responseSchema`` is the agent's to judge (a rejected answer
+    fails the resume run and the set is offered again, S15); the default slot's forms validate
+    before they answer (S22).
 
     Raises:
         FormError: with a short message for the card.
@@ -211,7 +215,6 @@ def check_answer(schema: Any, payload: Any) -> None:
         raise FormError({"": "The answer is not JSON data."}) from None
     if size > MAX_ANSWER_CHARS:
         raise FormError({"": f"The answer is too large ({size:,} characters; at most {MAX_ANSWER_CHARS:,})."})
-    validate_payload(schema, payload)
 
 
 def edited_approval(schema: Any, edited_args: Any) -> dict[str, Any]:
@@ -226,5 +229,6 @@ def edited_approval(schema: Any, edited_args: Any) -> dict[str, Any]:
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "too large or too deeply nested"
         raise FormError({"": f"The edited arguments are not valid JSON: {reason}."}) from None
     payload = {"approved": True, "editedArgs": args}
-    check_answer(schema, payload)
+    check_answer(payload)
+    validate_payload(schema, payload)
     return payload

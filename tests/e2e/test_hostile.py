@@ -2,7 +2,7 @@
 
 S24: every string an agent controls carries an XSS payload and renders as text. Forged websocket
 events (handlers not meant to be called, a forged interrupt id, a wrong or oversized payload) and
-a hundred rapid clicks lead to exactly one resume or a clear card error (S9, S10). Two users
+a hundred rapid clicks lead to exactly one resume or a clear card error (S9, S10, S15). Two users
 never see each other's state (S25).
 """
 
@@ -140,14 +140,21 @@ def test_forged_events_and_rapid_clicks_make_exactly_one_resume(page: Page, app_
     forge("enabled", {"event": {"name": "on_interrupt", "value": {}}})  # hooks are not event handlers
     forge("handler", {"props": {"event": {}, "interrupt": None, "interrupts": []}})
     forge("resolve", {"payload": {"approved": True}, "interrupt_id": "forged-id"})  # S9: ignored
-    forge("resolve", {"payload": "yes", "interrupt_id": interrupt_id})  # the wrong type: a card error
-    expect(chat.card().get_by_test_id("interrupt-error")).to_contain_text("is not of type 'object'")
+    forge("resolve", {"payload": {"approved": True, "deep": json.loads("[" * 500 + "]" * 500)},
+                      "interrupt_id": interrupt_id})  # too deep: a card error, nothing sent
+    expect(chat.card().get_by_test_id("interrupt-error")).to_contain_text("nested deeper than 100 levels")
+    assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == answered
+    forge("resolve", {"payload": "yes", "interrupt_id": interrupt_id})  # the wrong type: sent once, rejected
+    chat.wait("error")
+    expect(chat.page.get_by_test_id("chat-error")).to_contain_text("INVALID_PAYLOAD")
+    expect(chat.cards()).to_have_count(1)  # S15: offered again
+    answered += 1
     connections = len(servers)
     forge("resolve", {"payload": {"approved": True, "note": "x" * 10_000_000}, "interrupt_id": interrupt_id})
     deadline = time.monotonic() + 15  # a 10 MB frame is over the websocket's limit: the page reconnects
     while len(servers) == connections and time.monotonic() < deadline:
         page.wait_for_timeout(200)
-    chat.wait("interrupted")
+    expect(chat.cards()).to_have_count(1)
     assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == answered
 
     expect(chat.card().get_by_test_id("interrupt-approve")).to_be_enabled()
