@@ -28,6 +28,7 @@ class ToolCallRow:
     status: str  # streaming | running | awaiting_approval | complete | failed
     args: str
     result: str
+    rejected: bool = False  # its approval was denied or cancelled
 
 
 @dataclass
@@ -63,7 +64,8 @@ def _tool_call_row(transcript: Transcript, call_id: str) -> ToolCallRow | None:
     if call is None:
         return None
     args = json.dumps(call.args, indent=2, ensure_ascii=False) if call.args is not None else call.args_text
-    return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args, result=call.result or "")
+    return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args, result=call.result or "",
+                       rejected=call.rejected)
 
 
 def thread_rows(sessions: Mapping[str, AgentSession], current: str) -> list[dict[str, str]]:

@@ -105,7 +105,7 @@ class AgentSession:
         """Start the resume run a ``resume`` / ``legacy-resume`` decision asks for (else: no events)."""
         if decision.kind == "resume":
             run_input = self.build_input(resume=decision.resume, parent_run_id=decision.parent_run_id)
-            self._show_edited_args(decision)
+            self._show_decisions(decision)
         elif decision.kind == "legacy-resume":
             run_input = self.build_input(forwarded_props=decision.forwarded_props, parent_run_id=decision.parent_run_id)
         else:
@@ -113,19 +113,24 @@ class AgentSession:
         self._claim()  # a resume continues the interrupted turn: the transcript's tail stays where it is
         return self.stream(run_input, resuming=True)
 
-    def _show_edited_args(self, decision: Decision) -> None:
-        """Show approved ``editedArgs`` as the tool call's arguments in the transcript.
+    def _show_decisions(self, decision: Decision) -> None:
+        """Show the person's decisions on the tool calls they were about.
 
-        Called after the request was built: producers run the edited call but do not re-stream
-        its arguments.
+        Approved ``editedArgs`` become the call's arguments (called after the request was built:
+        producers run the edited call but do not re-stream its arguments); a call whose approval
+        was denied (``approved: false``) or cancelled is marked rejected.
         """
         pending = self.tracker.pending
         by_id = {i.id: i for i in pending.interrupts} if pending else {}
         for entry in decision.resume or []:
             payload = entry.payload if isinstance(entry.payload, dict) else {}
             interrupt = by_id.get(entry.interrupt_id)
-            if entry.status == "resolved" and "editedArgs" in payload and interrupt and interrupt.tool_call_id:
+            if interrupt is None or not interrupt.tool_call_id:
+                continue
+            if entry.status == "resolved" and "editedArgs" in payload and payload.get("approved") is not False:
                 self.transcript.set_tool_call_args(interrupt.tool_call_id, payload["editedArgs"])
+            if entry.status == "cancelled" or payload.get("approved") is False:
+                self.transcript.set_tool_call_rejected(interrupt.tool_call_id)
 
     def cancel(self) -> bool:
         """Stop the run in flight (stop button). Returns False when nothing was running."""

@@ -76,6 +76,7 @@ class ToolCallView:
     result: str | None = None
     encrypted_value: str | None = None
     awaiting: bool = False
+    rejected: bool = False  # the person denied (or cancelled) its approval
 
     @property
     def args_text(self) -> str:
@@ -198,6 +199,13 @@ class Transcript:
         call = self.tool_calls.get(tool_call_id)
         if call is not None:
             call.args_parts[:] = [json.dumps(args)]
+            self._touch(call.parent_message_id)
+
+    def set_tool_call_rejected(self, tool_call_id: str) -> None:
+        """Mark a tool call whose approval the person denied or cancelled."""
+        call = self.tool_calls.get(tool_call_id)
+        if call is not None:
+            call.rejected = True
             self._touch(call.parent_message_id)
 
     def add_user_message(self, message_id: str, content: str) -> MessageView:

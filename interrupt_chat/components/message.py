@@ -30,19 +30,23 @@ def tool_call_card(call: Any) -> rx.Component:
             rx.icon("wrench", size=14),
             rx.text(call.name, weight="medium", size="2", class_name="ic-mono"),
             rx.spacer(),
-            rx.match(
-                status,
-                *[(s, rx.badge(s.replace("_", " "), color_scheme=c, variant="soft", size="1"))
-                  for s, c in _STATUS_COLOR.items()],
-                rx.badge(status, variant="soft", size="1"),
+            rx.cond(
+                call.rejected,
+                rx.badge("rejected", color_scheme="red", variant="soft", size="1"),
+                rx.match(
+                    status,
+                    *[(s, rx.badge(s.replace("_", " "), color_scheme=c, variant="soft", size="1"))
+                      for s, c in _STATUS_COLOR.items()],
+                    rx.badge(status, variant="soft", size="1"),
+                ),
             ),
             align="center",
             width="100%",
         ),
-        rx.el.pre(call.args, class_name="ic-args"),
-        rx.cond(call.result != "", rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result")),
+        rx.el.pre(call.args, class_name="ic-args"),  # the result is the tool message's own row, shown once
         class_name="ic-tool-call",
-        custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-status": status},
+        custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-status": status,
+                      "data-rejected": rx.cond(call.rejected, "true", "false")},
     )
 
 

@@ -273,6 +273,21 @@ async def test_tool_call_rows(plain: Harness):
     assert json.loads(call.result)["forecast"] == "sunny"
 
 
+@pytest.mark.parametrize(("answer", "rejected"), [({"approved": False}, True), (None, True),
+                                                  ({"approved": True}, False)], ids=["denied", "cancelled", "approved"])
+async def test_a_denied_tool_call_is_shown_rejected_not_complete(plain: Harness, answer, rejected):
+    await plain.send("approval")
+    default = await plain.config()
+    Default = plain.cls.default_config
+    if answer is None:
+        await Default.cancel.fn(default, plain.ids()[0])
+    else:
+        await Default.resolve.fn(default, answer, plain.ids()[0])
+    [call] = [c for row in conversation(plain.chat) for c in row.tool_calls]
+    assert call.rejected is rejected and call.status == "complete"
+    assert "tool" in roles(plain)  # its result is the tool row; the card does not repeat it
+
+
 async def test_s05_failed_run_shows_the_error_and_unlocks(plain: Harness):
     await plain.send("error")
     chat, default = plain.chat, await plain.config()
