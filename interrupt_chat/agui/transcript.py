@@ -8,7 +8,6 @@ messages never sent back), which producers such as pydantic-ai need to resume a 
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 from collections.abc import Callable, Iterable
@@ -388,16 +387,9 @@ class Transcript:
         self.state = event.snapshot
 
     def _state_delta(self, event: StateDeltaEvent) -> None:
-        try:
-            state = jsonpatch.apply_patch(copy.deepcopy(self.state), _plain(event.delta))
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
-                RecursionError) as exc:
-            log.warning("STATE_DELTA did not apply (%s); keeping the previous state", short_text(exc))
-            return
-        if too_deep(state):
-            log.warning("STATE_DELTA would nest the state deeper than %d levels; keeping the previous state", MAX_DEPTH)
-            return
-        self.state = state
+        state = _patched(self.state, event.delta, "STATE_DELTA")
+        if state is not _UNCHANGED:
+            self.state = state
 
     def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
         message = self._ensure(event.message_id, "activity")
@@ -411,17 +403,10 @@ class Transcript:
         if message is None or message.activity_content is None:
             log.warning("ACTIVITY_DELTA for unknown activity %s ignored", event.message_id)
             return
-        try:
-            content = jsonpatch.apply_patch(message.activity_content, _plain(event.patch))
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
-                RecursionError) as exc:
-            log.warning("ACTIVITY_DELTA did not apply (%s); keeping the previous content", short_text(exc))
-            return
-        if too_deep(content):
-            log.warning("ACTIVITY_DELTA would nest deeper than %d levels; keeping the previous content", MAX_DEPTH)
-            return
-        message.activity_content = content
-        self._touch(message.id)
+        content = _patched(message.activity_content, event.patch, "ACTIVITY_DELTA")
+        if content is not _UNCHANGED:
+            message.activity_content = content
+            self._touch(message.id)
 
     def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
         """Merge by id: existing order kept, snapshot versions swapped in, new ids appended."""
@@ -521,6 +506,27 @@ def _text_of(content: Any) -> str:
                  for part in content]
         return "".join(t for t in texts if t)
     return json.dumps(content, default=str)
+
+
+_UNCHANGED = object()
+
+
+def _patched(document: Any, ops: Any, kind: str) -> Any:
+    """``document`` with a JSON Patch applied, all or nothing; ``_UNCHANGED`` when it does not apply.
+
+    ``jsonpatch`` works on a copy (one deep copy), so a failing operation leaves ``document`` as it was.
+    The result may not nest deeper than ``MAX_DEPTH`` (a hostile series of patches could grow it).
+    """
+    try:
+        result = jsonpatch.apply_patch(document, _plain(ops))
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
+            RecursionError) as exc:
+        log.warning("%s did not apply (%s); keeping the previous value", kind, short_text(exc))
+        return _UNCHANGED
+    if too_deep(result):
+        log.warning("%s would nest deeper than %d levels; keeping the previous value", kind, MAX_DEPTH)
+        return _UNCHANGED
+    return result
 
 
 def _plain(ops: Any) -> list[dict[str, Any]]:
