@@ -41,12 +41,14 @@ def parse_event(obj: Any) -> BaseEvent | None:
     if not isinstance(obj, dict):
         raise MalformedEvent(f"an event must be a JSON object, got {type(obj).__name__}")
     event_type = obj.get("type")
+    if event_type is not None and not isinstance(event_type, str):
+        raise MalformedEvent(f"an event's type must be a string, got {type(event_type).__name__}")
     if event_type not in KNOWN_EVENT_TYPES:
         log.warning("dropping event of unknown type %.80r", event_type)
         return None
     outcome = obj.get("outcome")
     if (event_type == EventType.RUN_FINISHED.value and isinstance(outcome, dict)
-            and outcome.get("type") not in KNOWN_OUTCOME_TYPES):
+            and isinstance(outcome.get("type"), str) and outcome.get("type") not in KNOWN_OUTCOME_TYPES):
         log.warning("stripping RUN_FINISHED outcome of unknown type %.80r", outcome.get("type"))
         obj = {k: v for k, v in obj.items() if k != "outcome"}
     try:

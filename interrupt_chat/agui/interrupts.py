@@ -8,7 +8,6 @@ answers and says, through a :class:`Decision`, when and what to send back. It ne
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from ag_ui.core import (
 )
 
 from .events import MalformedEvent, parse_event
+from .sanitize import parse_json, scrub
 
 __all__ = ["Decision", "InterruptTracker", "Pending", "interrupt_dict", "is_expired", "is_secret_schema",
            "parse_expiry"]
@@ -174,17 +174,78 @@ class InterruptTracker:
         still accumulate (S7) and the seal still holds (S10); a dropped answer is asked again.
         """
         state = self.__dict__.copy()
-        schemas = {i.id: i.response_schema for i in self.pending.interrupts} if self.pending else {}
-        state["_answers"] = {k: v for k, v in self._answers.items() if not _holds_secret(schemas.get(k), v.payload)}
+        state["_answers"] = self._storable_answers()
         if len(state["_answers"]) < len(self._answers):
             state["_sealed"] = False
         state.pop("_now", None)
         return state
 
+    def _storable_answers(self) -> dict[str, ResumeEntry]:
+        """The recorded answers that may leave the process: none holding a masked field (S23, D6)."""
+        schemas = {i.id: i.response_schema for i in self.pending.interrupts} if self.pending else {}
+        return {k: v for k, v in self._answers.items() if not _holds_secret(schemas.get(k), v.payload)}
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`__getstate__`; the clock is UTC wall time again (it is not pickled)."""
         self.__dict__.update(state)
         self._now = _utc_now
+
+    # -- plain JSON for a thread database (S23, S25) ----------------------------------------------
+
+    def export(self) -> dict[str, Any]:
+        """The tracker's lasting state as plain JSON data (no pickle), for a thread database.
+
+        The same rule as :meth:`__getstate__`: an answer holding a masked field's value is left out
+        and then the seal is lifted (S23, D6); the other answers and the seal are kept (S7, S10).
+        A run in flight is not exported: a set that run cleared at its ``RUN_STARTED`` and still
+        owes the agent (S15) is exported as the pending set, without answers, as if the run failed.
+
+        Returns:
+            ``{"pending": dict | None, "answers": [ResumeEntry wire dicts], "sealed": bool,
+            "error": str | None}``; ``pending`` has ``kind``, ``interrupts`` (wire dicts),
+            ``event`` (:attr:`Pending.wire_event`), ``runId`` and, for a legacy set, ``rawValue``.
+        """
+        pending, answers, sealed = self.pending, self._storable_answers(), self._sealed
+        if len(answers) < len(self._answers):
+            sealed = False
+        if self._run is not None and pending is None and self._owed is not None:
+            pending, answers, sealed = self._owed, {}, False
+        return {
+            "pending": _pending_dict(pending) if pending is not None else None,
+            "answers": [answers[i].model_dump(mode="json", by_alias=True, exclude_unset=True)
+                        for i in (pending.ids if pending is not None else []) if i in answers],
+            "sealed": sealed,
+            "error": self.error,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Replace this tracker's state with one :meth:`export` returned (no run in flight).
+
+        An answer to an interrupt that is not in the pending set is dropped with a warning.
+
+        Raises:
+            ValueError: ``data`` does not have the shape :meth:`export` gives (a pydantic
+                ``ValidationError`` for an interrupt or an answer that does not validate).
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"tracker data must be an object, got {type(data).__name__}")
+        raw_pending = data.get("pending")
+        pending = _pending_from_dict(raw_pending) if raw_pending is not None else None
+        raw_answers = data.get("answers") or []
+        if not isinstance(raw_answers, list):
+            raise ValueError("tracker answers must be a list")
+        answers: dict[str, ResumeEntry] = {}
+        for raw in raw_answers:
+            entry = ResumeEntry.model_validate(raw)
+            if pending is None or entry.interrupt_id not in pending.ids:
+                log.warning("restoring a tracker: dropping an answer to %.80r (not pending)", entry.interrupt_id)
+                continue
+            answers[entry.interrupt_id] = entry
+        error = data.get("error")
+        self._reset()
+        self.pending, self._answers = pending, answers
+        self._sealed = bool(data.get("sealed")) and pending is not None
+        self.error = str(error) if error is not None else None
 
     # -- observing a run -------------------------------------------------------------------------
 
@@ -405,11 +466,41 @@ def _holds_secret(schema: Any, payload: Any) -> bool:
     return any(is_secret_schema(props.get(key)) for key in payload)
 
 
+def _pending_dict(pending: Pending) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": pending.kind, "interrupts": pending.wire_interrupts, "event": pending.wire_event,
+                           "runId": pending.run_id}
+    if pending.kind == "legacy":
+        out["rawValue"] = pending.raw_value
+    return out
+
+
+def _pending_from_dict(data: Any) -> Pending:
+    """Rebuild a :class:`Pending` from :func:`_pending_dict`'s data (ValueError when it does not fit)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a pending set must be an object, got {type(data).__name__}")
+    run_id = data.get("runId")
+    if run_id is not None and not isinstance(run_id, str):
+        raise ValueError("a pending set's runId must be a string")
+    kind = data.get("kind")
+    if kind == "standard":
+        raw = data.get("interrupts")
+        if not isinstance(raw, list) or not raw:
+            raise ValueError("a standard pending set needs a non-empty interrupts list")
+        interrupts = [Interrupt.model_validate(i) for i in raw]
+        return Pending("standard", interrupts, {"name": LEGACY_EVENT_NAME, "value": interrupts[0]}, run_id)
+    if kind == "legacy":
+        raw_value = data.get("rawValue")
+        event = data.get("event")
+        value = event["value"] if isinstance(event, dict) and "value" in event else _legacy_value(raw_value)
+        return Pending("legacy", [], {"name": LEGACY_EVENT_NAME, "value": value}, run_id, raw_value=raw_value)
+    raise ValueError(f"unknown pending kind {kind!r}")
+
+
 def _legacy_value(value: Any) -> Any:
     """S1: a string value that parses as JSON is parsed; otherwise it is kept as the string."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return parse_json(value)  # bounded depth, no lone surrogates
         except ValueError:
-            return value
+            return scrub(value)
     return value

@@ -11,19 +11,22 @@ r"""What a hostile agent can send that must not poison a thread: bounded, repair
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import httpx
 
-__all__ = ["MAX_DEPTH", "MAX_ERROR_CHARS", "SurrogateRepair", "display_url", "redact", "short_text", "too_deep"]
+__all__ = ["MAX_DEPTH", "MAX_ERROR_CHARS", "SurrogateRepair", "display_url", "parse_json", "redact", "scrub",
+           "short_text", "too_deep"]
 
 MAX_DEPTH = 100  # JSON nesting levels in one event (pydantic serialises about 250 at most)
 MAX_ERROR_CHARS = 300
 
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_TAG = re.compile(r"<[/!?]?[a-zA-Z][^<>]{0,500}>")  # markup in text a person reads as plain text
 _DELTA_KEYS = {"TEXT_MESSAGE_CONTENT": "messageId", "TEXT_MESSAGE_CHUNK": "messageId",
                "REASONING_MESSAGE_CONTENT": "messageId", "REASONING_MESSAGE_CHUNK": "messageId",
                "TOOL_CALL_ARGS": "toolCallId", "TOOL_CALL_CHUNK": "toolCallId"}
@@ -43,14 +46,14 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def _scrub(value: Any) -> Any:
+def scrub(value: Any) -> Any:
     """``value`` with every lone surrogate replaced by U+FFFD (keys included)."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
     if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
+        return {scrub(k): scrub(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub(v) for v in value]
+        return [scrub(v) for v in value]
     return value
 
 
@@ -68,7 +71,7 @@ class SurrogateRepair:
     def repair(self, obj: Any) -> Any:
         """The decoded event, repaired; None when a delta is left with nothing to say."""
         if not isinstance(obj, dict):
-            return _scrub(obj)
+            return scrub(obj)
         key_name = _DELTA_KEYS.get(str(obj.get("type")))
         key = obj.get(key_name) if key_name else None
         delta = obj.get("delta")
@@ -79,12 +82,27 @@ class SurrogateRepair:
             if not delta:
                 return None
             obj = {**obj, "delta": delta}
-        return _scrub(obj)
+        return scrub(obj)
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` for agent-supplied text: repaired surrogates, bounded depth.
+
+    Raises:
+        ValueError: not JSON, nested deeper than :data:`MAX_DEPTH`, or past Python's limits.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if too_deep(value):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return scrub(value)
 
 
 def short_text(text: Any, limit: int = MAX_ERROR_CHARS) -> str:
-    """One line of plain text, at most ``limit`` characters (an ellipsis marks a cut)."""
-    line = " ".join(_CONTROL.sub(" ", _scrub(str(text))).split())
+    """One line of plain text, at most ``limit`` characters (an ellipsis marks a cut); markup tags dropped."""
+    line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", scrub(str(text)))).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 
 from ag_ui.core import PROTOCOL_VERSION, BaseEvent, EventType, RunAgentInput
 
 from .chunks import ChunkExpander
-from .errors import AgentError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
+from .errors import AgentError, AgentTimeoutError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
 from .interrupts import Decision, InterruptTracker
 from .sanitize import short_text
 from .transcript import Transcript
@@ -28,6 +28,8 @@ from .verify import Verifier
 __all__ = ["AgentSession", "new_id"]
 
 log = logging.getLogger(__name__)
+
+AFTER_FINISH_SECONDS = 3.0  # how long a stream may stay open and silent after RUN_FINISHED
 
 
 def new_id(prefix: str) -> str:
@@ -148,12 +150,15 @@ class AgentSession:
         client = self.client or AgentClient("")  # restored from a pickle without a client: a clear error
         run = self._run = client.run(run_input)
         chunks, verifier = ChunkExpander(), Verifier()
-        started = False
+        started = finished = False
+        wire_events = aiter(run)
         try:
-            async for wire_event in run:
+            while (wire_event := await _next(wire_events, AFTER_FINISH_SECONDS if finished else None)) is not None:
                 for event in chunks.feed(wire_event):
                     self._apply(verifier, event)
                     started = started or event.type == EventType.RUN_STARTED
+                    if event.type in (EventType.RUN_FINISHED, EventType.RUN_STARTED):
+                        finished = event.type == EventType.RUN_FINISHED
                     yield event
             for event in chunks.flush():
                 self._apply(verifier, event)
@@ -212,6 +217,23 @@ class AgentSession:
         if self.error is None and self.transcript.status == "error":
             self.error = self.transcript.error
         self.transcript.set_awaiting({i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else ())
+
+
+async def _next(events: AsyncIterator[BaseEvent], timeout: float | None) -> BaseEvent | None:
+    """The next event; None at the end of the stream, or when ``timeout`` passes without one.
+
+    After ``RUN_FINISHED`` the run is over: an agent that keeps the stream open and silent must not
+    turn it into a timeout failure (and lose its interrupts), so a short wait ends the stream.
+    """
+    try:
+        return await (asyncio.wait_for(anext(events), timeout) if timeout is not None else anext(events))
+    except StopAsyncIteration:
+        return None
+    except (TimeoutError, AgentTimeoutError):
+        if timeout is None:
+            raise
+        log.info("the agent kept the stream open after RUN_FINISHED; the run is over")
+        return None
 
 
 async def _no_events() -> AsyncGenerator[BaseEvent, None]:

@@ -51,7 +51,8 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from .sanitize import MAX_DEPTH, short_text, too_deep
+from .errors import ProtocolViolation
+from .sanitize import MAX_DEPTH, parse_json, short_text, too_deep
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
@@ -90,10 +91,9 @@ class ToolCallView:
         if not self.ended:
             return None
         try:
-            args = json.loads(self.args_text or "{}")
-        except (ValueError, RecursionError):
+            return parse_json(self.args_text or "{}")  # bounded depth, no lone surrogates
+        except ValueError:
             return None
-        return None if too_deep(args) else args
 
     @property
     def status(self) -> ToolCallStatus:
@@ -244,6 +244,20 @@ class Transcript:
         message = self._by_id.get(message_id)
         return message if message is not None else self._append(MessageView(id=message_id, role=role))
 
+    def _claim(self, message_id: str, role: str, what: str) -> MessageView:
+        """The message a streaming event writes into: a new one, or this turn's own of the same role.
+
+        Raises:
+            ProtocolViolation: the id names an earlier turn's message, or one of another role; a
+                hostile or confused agent must not rewrite the history (a snapshot may replace it).
+        """
+        message = self._by_id.get(message_id)
+        if message is None:
+            return self._append(MessageView(id=message_id, role=role))
+        if message.id not in self._tail_ids or message.role != role:
+            raise ProtocolViolation(f"{what} reuses the id of an earlier {message.role} message")
+        return message
+
     # run lifecycle
 
     def _run_started(self, event: RunStartedEvent) -> None:
@@ -272,13 +286,13 @@ class Transcript:
     # text and reasoning
 
     def _text_start(self, event: TextMessageStartEvent) -> None:
-        message = self._ensure(event.message_id, event.role or "assistant")
+        message = self._claim(event.message_id, event.role or "assistant", "TEXT_MESSAGE_START")
         message.streaming = True
         message.name = event.name or message.name
         self._touch(message.id)
 
     def _reasoning_start(self, event: ReasoningMessageStartEvent) -> None:
-        self._ensure(event.message_id, "reasoning").streaming = True
+        self._claim(event.message_id, "reasoning", "REASONING_MESSAGE_START").streaming = True
 
     def _content(self, event: TextMessageContentEvent | ReasoningMessageContentEvent) -> None:
         message = self._by_id.get(event.message_id)
@@ -320,7 +334,7 @@ class Transcript:
 
     def _tool_call_parent(self, parent_id: str | None, tool_call_id: str) -> MessageView:
         if parent_id:
-            return self._ensure(parent_id, "assistant")
+            return self._claim(parent_id, "assistant", "TOOL_CALL_START's parentMessageId")
         last = self.messages[-1] if self.messages else None
         if last is not None and last.role == "assistant":
             return last
@@ -345,6 +359,8 @@ class Transcript:
             call.result, call.awaiting, call.failed, call.ended = content, False, False, True
             self._touch(call.parent_message_id)
         message = self._by_id.get(event.message_id)
+        if message is not None and (message.role != "tool" or message.tool_call_id != event.tool_call_id):
+            raise ProtocolViolation(f"TOOL_CALL_RESULT reuses the id of an earlier {message.role} message")
         if message is not None:  # replayed result: update in place
             message.parts[:] = [content]
             self._touch(message.id)
@@ -509,6 +525,7 @@ def _text_of(content: Any) -> str:
 
 
 _UNCHANGED = object()
+MAX_DOCUMENT_CHARS = 16_000_000  # agent state or activity content grown by JSON Patch "copy" operations
 
 
 def _patched(document: Any, ops: Any, kind: str) -> Any:
@@ -517,14 +534,20 @@ def _patched(document: Any, ops: Any, kind: str) -> Any:
     ``jsonpatch`` works on a copy (one deep copy), so a failing operation leaves ``document`` as it was.
     The result may not nest deeper than ``MAX_DEPTH`` (a hostile series of patches could grow it).
     """
+    plain = _plain(ops)
     try:
-        result = jsonpatch.apply_patch(document, _plain(ops))
+        result = jsonpatch.apply_patch(document, plain)
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
             RecursionError) as exc:
         log.warning("%s did not apply (%s); keeping the previous value", kind, short_text(exc))
         return _UNCHANGED
     if too_deep(result):
         log.warning("%s would nest deeper than %d levels; keeping the previous value", kind, MAX_DEPTH)
+        return _UNCHANGED
+    # "copy" grows a document without the bytes arriving: a few ops could double it again and again
+    if any(isinstance(op, dict) and op.get("op") == "copy" for op in plain) \
+            and len(json.dumps(result, default=str)) > MAX_DOCUMENT_CHARS:
+        log.warning("%s would grow past %d characters; keeping the previous value", kind, MAX_DOCUMENT_CHARS)
         return _UNCHANGED
     return result
 

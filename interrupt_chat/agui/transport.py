@@ -173,11 +173,12 @@ class AgentRun:
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
         headers = {"Accept": EVENT_STREAM, **client.headers}
-        url, shown = client.url, display_url(client.url)
+        url, shown, answered, status = client.url, display_url(client.url), False, 0
         try:
             async with httpx.AsyncClient(timeout=client.timeout, transport=client.transport) as http:
                 for _ in range(MAX_REDIRECTS + 1):
                     async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:
+                        answered, status = True, source.response.status_code
                         target = _redirect(source.response)
                         if target is None:
                             await _check_stream(source.response)
@@ -185,7 +186,7 @@ class AgentRun:
                                 yield event
                             return
                     url = target
-                raise AgentHTTPError(308, f"more than {MAX_REDIRECTS} redirects")
+                raise AgentHTTPError(status, f"more than {MAX_REDIRECTS} redirects")
         except httpx.TimeoutException as exc:
             phase = "connecting to" if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)) else "waiting for"
             raise AgentTimeoutError(f"timed out {phase} the agent at {shown}") from exc
@@ -193,8 +194,9 @@ class AgentRun:
             reason = redact(str(exc) or "connection refused", client.url)
             raise AgentConnectionError(f"cannot reach the agent at {shown}: {reason}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            reason = redact(str(exc) or type(exc).__name__, client.url)
-            raise AgentConnectionError(f"the connection to the agent dropped mid-stream: {reason}") from exc
+            reason = short_text(redact(str(exc) or type(exc).__name__, client.url), 120)
+            where = "mid-stream" if answered else "before it answered"
+            raise AgentConnectionError(f"the connection to the agent dropped {where}: {reason}") from exc
         except httpx.HTTPError as exc:
             reason = redact(str(exc) or type(exc).__name__, client.url)
             raise AgentConnectionError(f"HTTP error talking to the agent: {reason}") from exc
@@ -227,7 +229,10 @@ def _redirect(response: httpx.Response) -> str | None:
     if response.status_code not in (301, 302, 303, 307, 308):
         return None
     location = response.headers.get("location")
-    target = response.url.join(location) if location else None
+    try:
+        target = response.url.join(location) if location else None
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise AgentHTTPError(response.status_code, "a redirect to an invalid Location") from None
     if target is not None and response.status_code in (307, 308) and target.scheme == response.url.scheme \
             and target.host == response.url.host and target.port == response.url.port:
         return str(target)
@@ -239,7 +244,8 @@ def _redirect(response: httpx.Response) -> str | None:
 async def _check_stream(response: httpx.Response) -> None:
     """Raise unless the response is a 2xx event stream; the error says what came instead."""
     if response.status_code >= 400:
-        raise AgentHTTPError(response.status_code, await _excerpt(response), reason=response.reason_phrase)
+        raise AgentHTTPError(response.status_code, await _excerpt(response),
+                             reason=short_text(response.reason_phrase, 60) if response.reason_phrase else None)
     content_type = response.headers.get("content-type", "")
     if EVENT_STREAM not in content_type.lower():
         excerpt = await _excerpt(response)
@@ -260,7 +266,8 @@ class _Bounded:
 
     def __init__(self, response: httpx.Response) -> None:
         self._response = response
-        self.headers = response.headers
+        # media types are case-insensitive (RFC 9110); httpx-sse compares "text/event-stream" exactly
+        self.headers = {"content-type": response.headers.get("content-type", "").lower()}
 
     async def aiter_text(self) -> AsyncIterator[str]:
         since_blank_line, tail, first = 0, "", True
@@ -313,7 +320,7 @@ async def _excerpt(response: httpx.Response) -> str:
                 break
     except httpx.HTTPError:
         return ""
-    text = raw[: BODY_EXCERPT * 4].decode("utf-8", "replace").strip()
+    text = raw[: BODY_EXCERPT * 4].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     if "html" in response.headers.get("content-type", "").lower() or re.match(r"<[!a-zA-Z?]", text):
         return "an HTML page"
     return short_text(text, BODY_EXCERPT)
