@@ -28,9 +28,9 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
     """Resolve / cancel through the tracker; start the resume run if the decision says so."""
     chat_cls = config._chat()
     async with config:
+        chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
         if not config.active:  # S16: a configuration that did not take the set does nothing
             return
-        chat = await config.get_state(chat_cls)
         session = chat._session()
         tracker = session.tracker
         if verb == "resolve" and tracker.pending is not None and not tracker.sealed:

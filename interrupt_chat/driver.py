@@ -23,7 +23,7 @@ from .views import message_rows, thread_rows
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "publish", "stop"]
+__all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "publish", "ready", "stop"]
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
@@ -70,6 +70,23 @@ def keep(chat: ChatState, session: AgentSession) -> None:
     """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them."""
     chat._sessions = {**chat._sessions, session.thread_id: session}
     _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id))
+
+
+async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
+    """The chat, its owner's threads restored first if this state has not loaded them (inside the lock).
+
+    A fresh state (a new tab, or any tab after a backend restart, even without a reload) loads
+    the owner's threads before its first event does anything, so no event works on, or saves,
+    an empty view of them.
+    """
+    chat = await routing.chat_of(state, chat_cls)
+    if not chat.loaded:
+        await persistence.restore(chat)
+        chat.loaded = True
+        session = chat._session()
+        publish(chat, session, full=True)
+        await routing.route(state, chat_cls, session)
+    return chat
 
 
 def _assign(state: rx.State, name: str, value: Any) -> None:

@@ -11,7 +11,8 @@ import hashlib
 import json
 import re
 import sys
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from .agui.sanitize import redact
 from .state import ChatState, InterruptState
@@ -22,14 +23,15 @@ NAME_CHARS = 40
 
 
 def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[InterruptState]],
-                   headers: dict[str, str] | None = None) -> type[ChatState]:
+                   headers: dict[str, str] | None = None, owner: Callable[[ChatState], Any] | None = None
+                   ) -> type[ChatState]:
     """The ``ChatState`` subclass for ``key``, created on first use with its default slot config.
 
     Raises:
         ValueError: a configuration is already attached to another chat.
     """
     module = sys.modules[__name__]
-    name = _class_name(key, agent_url, headers or {})
+    name = _class_name(key, agent_url, headers or {}, owner)
     existing = getattr(module, name, None)
     if existing is not None:
         return existing
@@ -44,6 +46,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     chat_cls = cast("type[ChatState]", type(name, (ChatState,), {"__module__": __name__}))
     chat_cls.agent_url, chat_cls.configs, chat_cls.default_config = agent_url, list(configs), default
     chat_cls.headers = dict(headers or {})
+    chat_cls.owner_fn = owner
     for config in [*configs, default]:
         config._chat_state = chat_cls
     setattr(module, name, chat_cls)
@@ -51,7 +54,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     return chat_cls
 
 
-def _class_name(key: str, agent_url: str | None, headers: dict[str, str]) -> str:
+def _class_name(key: str, agent_url: str | None, headers: dict[str, str], owner: Callable[..., Any] | None) -> str:
     """A readable, collision-free class name: the key's letters and digits, then a hash of the chat's identity.
 
     State names reach the browser: the readable part never holds the URL's credentials or query,
@@ -59,5 +62,6 @@ def _class_name(key: str, agent_url: str | None, headers: dict[str, str]) -> str
     """
     shown = redact(key, agent_url) if agent_url else key
     readable = re.sub(r"[^0-9a-zA-Z]+", "_", shown).strip("_")[:NAME_CHARS]
-    identity = json.dumps([key, agent_url, sorted(headers.items())])
+    owner_name = f"{owner.__module__}.{owner.__qualname__}" if owner is not None else None
+    identity = json.dumps([key, agent_url, sorted(headers.items()), owner_name])
     return f"Chat_{readable}_{hashlib.sha256(identity.encode()).hexdigest()[:12]}"

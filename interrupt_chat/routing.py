@@ -127,7 +127,7 @@ def _accepts(config: InterruptState, event: dict[str, Any]) -> bool:
     try:
         return bool(config.enabled(event))
     except Exception:  # S16: a failing enabled() counts as False
-        log.exception("%s.enabled raised; treating it as False", type(config).__name__)
+        log.exception("%s.enabled raised; treating it as False", config.__class__.__name__)
         return False
 
 
@@ -138,7 +138,7 @@ async def _run_handler(config: InterruptState, props: dict[str, Any]) -> Any:
             result = await result
         return result
     except Exception:  # S17: result is None when the handler fails
-        log.exception("%s.handler failed; result is None", type(config).__name__)
+        log.exception("%s.handler failed; result is None", config.__class__.__name__)
         return None
 
 

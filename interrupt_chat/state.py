@@ -8,12 +8,13 @@ request, never into a var.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import reflex as rx
 
 from . import answers, driver, persistence, routing
-from .agui import AgentClient, AgentSession
+from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .mixins import ConcreteSubclasses
@@ -22,6 +23,7 @@ from .views import MessageRow
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
+OWNER_COOKIE_SECONDS = 400 * 24 * 3600  # the longest a browser keeps a cookie
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -100,11 +102,15 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     thread_id: str = ""
     threads: list[dict[str, str]] = []
     notice: str = ""
+    loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
+    owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=OWNER_COOKIE_SECONDS)
 
     _sessions: dict[str, AgentSession] = {}
+    _owner_key: str = ""  # the store key, resolved when the threads are restored
 
     agent_url: ClassVar[str | None] = None
     headers: ClassVar[dict[str, str]] = {}  # sent with every request to the agent; never pickled, never a var
+    owner_fn: ClassVar[Callable[[ChatState], Any] | None] = None  # chat(owner=...): the app's user id
     configs: ClassVar[list[type[InterruptState]]] = []
     default_config: ClassVar[type[InterruptState] | None] = None
 
@@ -123,7 +129,7 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         if not text:
             return
         async with self:
-            session = self._session()
+            session = (await driver.ready(self, self.__class__))._session()
             self.notice = ("Wait for the current answer, or stop it." if session.running
                            else "Answer or cancel the agent's request first." if session.tracker.pending is not None
                            else "")
@@ -170,13 +176,21 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     async def on_load_chat(self):
         """Page (re)load: re-surface the pending set (S25) and restart expiry countdowns."""
         async with self:
-            persistence.restore(self)
-            session = self._session()
-            driver.publish(self, session, full=True)
+            self.loaded = False  # a (re)load re-surfaces the thread, and restores it in a fresh state
+            await driver.ready(self, self.__class__)
             if not self._client().url:
                 self.error = NO_AGENT_MESSAGE
-            call = await routing.route(self, self.__class__, session)
+            call = await routing.route(self, self.__class__, self._session())
         await routing.settle(self, self.__class__, call)
+
+    def owner(self) -> str:
+        """Whose threads these are: ``chat(owner=...)``'s answer, else this browser's own id (a cookie).
+
+        Called inside the state lock, by :func:`interrupt_chat.persistence.owner_of`.
+        """
+        if not self.owner_cookie:
+            self.owner_cookie = new_id("owner")
+        return self.owner_cookie
 
     def agent_headers(self) -> dict[str, str]:
         """The headers sent to the agent (e.g. authorization); default: ``chat(headers=...)``."""

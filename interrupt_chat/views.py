@@ -29,6 +29,7 @@ class ToolCallRow:
     args: str
     result: str
     rejected: bool = False  # its approval was denied or cancelled
+    result_id: str = ""  # the tool message drawn inside this card ("" when it is drawn as its own row)
 
 
 @dataclass
@@ -43,15 +44,24 @@ class MessageRow:
 
 
 def message_rows(messages: Sequence[MessageView], transcript: Transcript) -> list[MessageRow]:
-    """The rows for ``messages`` (a slice of ``transcript.messages``), skipping what is not drawn."""
-    return [row for message in messages if (row := _message_row(message, transcript))]
+    """The rows for ``messages`` (a slice of ``transcript.messages``), skipping what is not drawn.
+
+    A tool result is drawn once: inside its call's card when both are in the slice (the card then
+    carries the result message's id), else as a row of its own.
+    """
+    drawn_calls = {call_id for message in messages for call_id in message.tool_call_ids}
+    results: dict[str | None, str] = {m.tool_call_id: m.id for m in messages
+                                      if m.role == "tool" and m.tool_call_id in drawn_calls}
+    return [row for message in messages
+            if not (message.role == "tool" and message.tool_call_id in results)
+            and (row := _message_row(message, transcript, results))]
 
 
-def _message_row(message: MessageView, transcript: Transcript) -> MessageRow | None:
+def _message_row(message: MessageView, transcript: Transcript, results: Mapping[str | None, str]) -> MessageRow | None:
     """A message's row; None for roles the chat does not draw and for empty assistant turns."""
     if message.role not in DRAWN_ROLES:
         return None
-    calls = [_tool_call_row(transcript, call_id) for call_id in message.tool_call_ids]
+    calls = [_tool_call_row(transcript, call_id, results.get(call_id, "")) for call_id in message.tool_call_ids]
     rows = [call for call in calls if call is not None]
     if message.role == "assistant" and not message.content and not rows and not message.streaming:
         return None
@@ -59,13 +69,13 @@ def _message_row(message: MessageView, transcript: Transcript) -> MessageRow | N
                       streaming=message.streaming)
 
 
-def _tool_call_row(transcript: Transcript, call_id: str) -> ToolCallRow | None:
+def _tool_call_row(transcript: Transcript, call_id: str, result_id: str) -> ToolCallRow | None:
     call = transcript.tool_calls.get(call_id)
     if call is None:
         return None
     args = json.dumps(call.args, indent=2, ensure_ascii=False) if call.args is not None else call.args_text
-    return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args, result=call.result or "",
-                       rejected=call.rejected)
+    return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args,
+                       result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id)
 
 
 def thread_rows(sessions: Mapping[str, AgentSession], current: str) -> list[dict[str, str]]:

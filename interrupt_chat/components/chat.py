@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import reflex as rx
 
@@ -16,6 +17,7 @@ from .message import message_row
 __all__ = ["chat", "chat_state", "run_status"]
 
 RenderFn = Callable[[SlotProps], rx.Component]
+OwnerFn = Callable[[ChatState], Any]  # -> str, or an awaitable of it
 
 # Shipped with the package (a Reflex shared asset), so an app embedding the chat gets its styles.
 STYLESHEET = rx.asset("interrupt_chat.css", shared=True)
@@ -28,11 +30,11 @@ def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState],
 
 def chat_state(agent_url: str | None = None,
                interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
-               headers: dict[str, str] | None = None) -> type[ChatState]:
+               headers: dict[str, str] | None = None, owner: OwnerFn | None = None) -> type[ChatState]:
     """The ``ChatState`` subclass behind ``chat(agent_url, interrupts, headers=…)`` (for chips, thread lists…)."""
     interrupts = list(interrupts or [])
     return new_chat_state(_key(agent_url, interrupts), agent_url=agent_url, configs=[c for c, _ in interrupts],
-                          headers=headers)
+                          headers=headers, owner=owner)
 
 
 def run_status(state: type[ChatState]) -> rx.Component:
@@ -71,7 +73,7 @@ def _messages(state: type[ChatState]) -> rx.Component:
 
 
 def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
-         *, headers: dict[str, str] | None = None, header: rx.Component | None = None,
+         *, headers: dict[str, str] | None = None, owner: OwnerFn | None = None, header: rx.Component | None = None,
          footer: rx.Component | None = None) -> rx.Component:
     """The chat page body.
 
@@ -82,11 +84,14 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
             ``render_fn`` gets :class:`SlotProps` and returns the slot's component.
         headers: request headers sent to the agent (e.g. ``{"Authorization": "Bearer …"}``); kept in
             process memory only, never in a var, a pickle, the thread store or a log.
+        owner: whose threads these are: ``owner(chat_state) -> str`` (sync or async, called on the
+            server), e.g. the user id from the app's auth state. Default: this browser's own id, kept
+            in a cookie (every tab and restart of one browser profile shares the threads).
         header: optional component above the messages (e.g. suggestion chips).
         footer: optional component under the composer.
     """
     interrupts = list(interrupts or [])
-    state = chat_state(agent_url, interrupts, headers)
+    state = chat_state(agent_url, interrupts, headers, owner)
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
@@ -98,7 +103,16 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         _slot(state, interrupts),
         composer(state),
         footer or rx.fragment(),
+        _loader(state),
         class_name="ic-chat",
-        on_mount=state.on_load_chat,
         custom_attrs={"data-chat-state": state.get_full_name()},
     )
+
+
+def _loader(state: type[ChatState]) -> rx.Component:
+    """Load the owner's threads whenever the backend's state has not.
+
+    On mount, and after a backend restart even without a reload: the reconnect hydrates
+    ``loaded = False``, which mounts this again.
+    """
+    return rx.cond(state.loaded, rx.fragment(), rx.box(on_mount=state.on_load_chat, display="none"))

@@ -43,7 +43,12 @@ def tool_call_card(call: Any) -> rx.Component:
             align="center",
             width="100%",
         ),
-        rx.el.pre(call.args, class_name="ic-args"),  # the result is the tool message's own row, shown once
+        rx.el.pre(call.args, class_name="ic-args"),
+        rx.cond(  # the tool's result message, drawn here rather than as a row of its own (shown once)
+            call.result_id != "",
+            rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result",
+                    custom_attrs={"data-testid": "message", "data-role": "tool", "data-message-id": call.result_id}),
+        ),
         class_name="ic-tool-call",
         custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-status": status,
                       "data-rejected": rx.cond(call.rejected, "true", "false")},

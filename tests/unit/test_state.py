@@ -236,7 +236,8 @@ def conversation(chat: ChatState) -> list:
 
 
 def roles(h: Harness) -> list[str]:
-    return [m.role for m in conversation(h.chat)]
+    """The ``data-role`` of every drawn message in page order (a tool result drawn in its call's card counts)."""
+    return [role for m in conversation(h.chat) for role in [m.role, *("tool" for c in m.tool_calls if c.result_id)]]
 
 
 # -- sending ------------------------------------------------------------------------------------------
@@ -767,6 +768,7 @@ async def test_s25_pending_set_survives_a_backend_restart(chats, agents, monkeyp
 
     after = harness(chats, agents, "plain")  # a fresh state tree: what a restarted backend has
     after.root.rx_router_session = SessionData(client_token="tab-restart", client_ip="", session_id="s2")
+    after.chat.owner_cookie = before.chat.owner_cookie  # the same browser: its cookie comes with the hydration
     await after.cls.on_load_chat.fn(after.chat)
     assert after.chat.thread_id == thread and after.chat.locked and after.chat.status == "interrupted"
     restored = await after.config()
@@ -789,9 +791,10 @@ async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_st
     default = await plain.config()
     await plain.cls.default_config.resolve.fn(default, {"approved": True}, plain.ids()[0])
     assert chat.messages == []  # the resume did not resend any history
-    assert [r.role for r in chat.live] == ["user", "assistant", "tool", "assistant"]
+    assert [r.role for r in chat.live] == ["user", "assistant", "assistant"]  # the tool result is in its card
+    assert chat.live[1].tool_calls[0].result_id != ""
     await plain.send("hello")
-    assert [r.role for r in chat.messages] == ["user", "assistant", "tool", "assistant"]
+    assert [r.role for r in chat.messages] == ["user", "assistant", "assistant"]
     assert [r.role for r in chat.live] == ["user", "assistant"]
 
 
