@@ -102,7 +102,12 @@ def parse_json(text: str) -> Any:
 
 def short_text(text: Any, limit: int = MAX_ERROR_CHARS) -> str:
     """One line of plain text, at most ``limit`` characters (an ellipsis marks a cut); markup tags dropped."""
-    line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", scrub(str(text)))).split())
+    line = scrub(str(text))
+    for _ in range(4):  # nested markup (a tag inside an attribute) comes off layer by layer
+        line, found = _TAG.subn(" ", line)
+        if not found:
+            break
+    line = " ".join(_CONTROL.sub(" ", line).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 

@@ -80,13 +80,14 @@ def test_s24_every_agent_string_renders_as_text(chat, agent_url, hostile_url):
         chat.wait("idle")
 
     error = chat.page.get_by_test_id("chat-error")
-    for failing, shown in (("xss-error", payload_text), ("xss-http", "HTTP 500 Internal Server Error: agent failed: "),
+    for failing, shown in (("xss-error", "window.__xss=1"),
+                           ("xss-http", "HTTP 500 Internal Server Error: agent failed: "),
                            ("xss-html", "HTTP 502 Bad Gateway: an HTML page")):
         chat.send(failing)
         chat.wait("error")
         expect(error).to_contain_text(shown)
         assert error.locator("script, img, iframe, a, [onload], [onerror]").count() == 0  # text only (the icon is ours)
-        assert len(error.inner_text()) <= 320
+        assert len(error.inner_text()) <= 320 and "<script" not in error.inner_text()  # plain text: tags dropped
         assert_inert(chat)
     expect(error).not_to_contain_text("<h1>")
     chat.shot("hostile-xss")

@@ -1,0 +1,58 @@
+"""S25: a pending approval survives a backend restart even when the tab stays open (no reload).
+
+The restart is simulated in-process: the backend's states are wiped (memory and ``.states/``),
+and the page's websocket is closed so that it reconnects and hydrates a fresh state, as after a
+real restart. The tab must show the approval again and answer it exactly once.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+from .conftest import Chat
+
+
+def _wipe_backend_states(reflex_app) -> None:
+    manager = reflex_app.app_instance._state_manager
+    for _ in range(2):  # a debounced disk write may land once more
+        manager.states.clear()
+        directory = getattr(manager, "states_directory", None)
+        if directory is not None:
+            for path in directory.glob("*.pkl"):
+                path.unlink(missing_ok=True)
+        time.sleep(0.5)
+
+
+def test_s25_approval_survives_a_backend_restart_without_reload(page: Page, app_url, reflex_app, demo_agent):
+    sockets = []
+
+    def route(ws) -> None:
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.context.route_web_socket(re.compile(r"/_event"), route)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    chat = Chat(page, app_url)
+    chat.interrupt("approval")
+    thread = demo_agent.last_thread()
+    interrupt_id = chat.card().get_attribute("data-interrupt-id")
+
+    _wipe_backend_states(reflex_app)
+    connections = len(sockets)
+    sockets[-1].close(code=1012, reason="service restart")  # the tab reconnects on its own
+    deadline = time.monotonic() + 20
+    while len(sockets) == connections and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert len(sockets) > connections, "the page did not reconnect"
+
+    chat.wait("interrupted")
+    expect(chat.cards()).to_have_count(1)
+    expect(chat.card()).to_have_attribute("data-interrupt-id", interrupt_id)
+    expect(chat.input).to_be_disabled()  # S21: still locked
+    chat.card().get_by_test_id("interrupt-approve").click()
+    chat.wait("idle")
+    page.wait_for_timeout(500)
+    assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == 1
