@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh machine: Debian Chromium, a venv with the pinned deps, bun.
+# Idempotent set-up for a fresh machine: Debian Chromium and PostgreSQL, a venv with the pinned deps, bun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
@@ -7,6 +7,14 @@ if ! command -v chromium >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
     echo "chromium is missing: install Debian's 'chromium' package (or set CHROMIUM_PATH)" >&2
+  fi
+fi
+# The thread database's tests start a real PostgreSQL server (tests/unit/conftest.py: postgres_url).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "PostgreSQL is missing: install Debian's 'postgresql' package (the thread database tests need it)" >&2
   fi
 fi
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
