@@ -61,7 +61,7 @@ from reflex_base.utils import format as rx_format  # noqa: E402
 from interrupt_chat import answers, driver, registry  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
 from interrupt_chat.driver import FLUSH_NOW, PUSH_INTERVAL, PUSHES_PER_SECOND  # noqa: E402
-from interrupt_chat.thread_store import ThreadStore  # noqa: E402
+from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
 from interrupt_chat.views import message_rows  # noqa: E402
 
 REAL_PUBLISH = driver.publish  # the real one (``recording`` patches the module attribute)

@@ -34,7 +34,7 @@ if __package__ in (None, ""):  # run as a file
 from benchmarks._thread import ARG_DELTAS, DELTAS, build_transcript, typed_runs, user_text  # noqa: E402
 from interrupt_chat.agui import AgentSession  # noqa: E402
 from interrupt_chat.agui.records import MessageDigests, message_digest, session_record  # noqa: E402
-from interrupt_chat.thread_store import ThreadStore  # noqa: E402
+from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
 from interrupt_chat.threads_db import ThreadDB  # noqa: E402
 
 SIZES = (10, 100, 600)

@@ -13,7 +13,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from . import driver, persistence, routing
-from .agui import Pending
+from .agui import AgentSession, Pending
 from .forms import FormError, check_answer, edited_approval, payload_from_form
 
 if TYPE_CHECKING:
@@ -38,21 +38,48 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
             if problem is not None:
                 _set_card_error(config, *problem)
                 return
+        audit = _audit(session, verb, payload, interrupt_id)
         decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
-        payload = None  # S23: the tracker holds it now, in memory only
+        payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
         if decision.kind == "expired":
             _set_card_error(config, decision.interrupt_id or "", EXPIRED_MESSAGE)
             return
         if decision.kind == "ignored":
             return
+        audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
         events = session.submit(decision) if decision.sends else None
         driver.publish(chat, session, full=True, starting=decision.sends)
         await routing.route(config, chat_cls, session, keep_result=True)
         config.submitting = decision.sends
-        if events is None:
-            persistence.save(chat)
+        owner = chat._owner_key
+    notice = persistence.write(owner, None if events is not None else session, audits)  # after the lock
+    audits.clear()
+    if notice:
+        async with config:
+            chat.notice = notice
     if events is not None:
         await driver.drive(config, chat_cls, session, events)
+
+
+def _audit(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:
+    """The audit entry for this answer (before the tracker records it: a legacy answer clears the set)."""
+    pending = session.tracker.pending
+    if pending is None:
+        return None
+    if pending.kind == "legacy":
+        target, reason = "", "on_interrupt"
+    else:
+        target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
+        found = next((i for i in pending.interrupts if i.id == target), None)
+        if found is None:
+            return None
+        reason = found.reason or ""
+    if verb == "cancel":
+        action = "dismissed" if pending.kind == "legacy" else "cancelled"
+    else:
+        action = "rejected" if isinstance(payload, dict) and payload.get("approved") is False else "resolved"
+    return persistence.Audit(session.thread_id, pending.run_id, target, reason, action,
+                             payload if verb == "resolve" else None, pending.schema_for(target or None))
 
 
 def _problem(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:

@@ -69,7 +69,7 @@ def publish(chat: ChatState, session: AgentSession, *, full: bool = False, start
 def keep(chat: ChatState, session: AgentSession) -> None:
     """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them."""
     chat._sessions = {**chat._sessions, session.thread_id: session}
-    _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id))
+    _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id, chat._summaries))
 
 
 async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
@@ -126,7 +126,11 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 call = await routing.route(state, chat_cls, session)
             else:
                 keep(chat, session)
-            persistence.save(chat)
+            owner = chat._owner_key
+        notice = persistence.write(owner, session)  # after the lock; a plain call, so nothing runs in between
+        if notice:
+            async with state:
+                (await routing.chat_of(state, chat_cls)).notice = notice
     await routing.settle(state, chat_cls, call)
 
 

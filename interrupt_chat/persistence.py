@@ -1,28 +1,58 @@
-"""Saving and restoring a tab's threads, called explicitly by the chat (never while publishing).
+"""An owner's threads in the thread database, called explicitly by the chat (never while publishing).
 
-The store itself is :mod:`interrupt_chat.thread_store`; this module only knows which owner a
-chat state belongs to. Failures are logged and never break the chat.
+The database is :class:`~interrupt_chat.threads_db.ThreadDB` (``INTERRUPT_CHAT_DB_URL``, else the
+Reflex app's ``db_url``, else ``interrupt_chat_data/threads.db``; ``off`` keeps threads in memory
+only). Threads are loaded inside the state lock when a state first needs them; writes happen after
+the lock is released. Database trouble is logged once per failure, shown as one notice, and never
+breaks the chat: it keeps working in memory.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from typing import TYPE_CHECKING
+import os
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .thread_store import thread_store
-from .views import thread_rows
+import reflex as rx
+
+from .agui import AgentSession, is_expired
+from .threads_db import DB_URL_ENV, ThreadDB, ThreadDBError, default_db_url
 
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["owner_of", "restore", "save"]
+__all__ = ["DB_URL_ENV", "UNAVAILABLE_NOTICE", "Audit", "database", "load_thread", "owner_of", "restore",
+           "write"]
 
 log = logging.getLogger(__name__)
 
+UNAVAILABLE_NOTICE = "Threads cannot be saved right now; this chat keeps working, but only in this window."
+
+_db: ThreadDB | None = None
+_db_url = ""
+_db_lock = threading.Lock()
+
+
+def database() -> ThreadDB | None:
+    """The process's thread database (opened lazily); None when ``INTERRUPT_CHAT_DB_URL=off``."""
+    global _db, _db_url
+    configured = os.environ.get(DB_URL_ENV, "").strip()
+    if configured.lower() == "off":
+        return None
+    url = configured or default_db_url(getattr(rx.config.get_config(), "db_url", None))
+    with _db_lock:
+        if _db is None or _db_url != url:
+            if _db is not None:
+                _db.close()
+            _db, _db_url = ThreadDB(url), url
+        return _db
+
 
 async def owner_of(chat: ChatState) -> str:
-    """The store key of a chat: its owner (``chat(owner=...)``, else the browser's id) and the chat's name."""
+    """The owner key of a chat: its owner (``chat(owner=...)``, else the browser's id) and the chat's name."""
     fn = chat.__class__.owner_fn  # (type() of a StateProxy is the proxy)
     owner = fn(chat) if fn is not None else chat.owner()
     if inspect.isawaitable(owner):
@@ -30,26 +60,91 @@ async def owner_of(chat: ChatState) -> str:
     return f"{owner}|{chat.get_full_name()}" if owner else ""
 
 
-def save(chat: ChatState) -> None:
-    """Persist the chat's threads and current thread (S25)."""
-    store, owner = thread_store(), chat._owner_key
-    if store is None or not owner:
+async def restore(chat: ChatState) -> None:
+    """Bring the owner's threads into a state that has not loaded them (inside the lock; S25).
+
+    The list comes from the database; the thread to show (this state's, else the most recently
+    updated one) is loaded whole. Threads this state already holds are never dropped.
+    """
+    chat._owner_key = await owner_of(chat)
+    db = database()
+    if db is None or not chat._owner_key:
         return
     try:
-        store.save(owner, chat._sessions, chat.thread_id)
-    except Exception:
-        log.exception("thread store: could not save")
-
-
-async def restore(chat: ChatState) -> None:
-    """Bring the owner's threads into a state that has not loaded them (new tab, backend restart; S25)."""
-    store, owner = thread_store(), await owner_of(chat)
-    chat._owner_key = owner
-    if store is None or not owner:
+        summaries = db.threads(chat._owner_key)
+        current = chat.thread_id or (summaries[0].thread_id if summaries else "")
+        if current and current not in chat._sessions:
+            session = db.load(chat._owner_key, current, client=chat._client())
+            if session is not None:
+                chat._sessions = {**chat._sessions, current: session}
+                chat.thread_id = current
+    except ThreadDBError as exc:
+        _unavailable(chat, exc)
         return
-    saved = store.load(owner)
-    if saved is not None:
-        sessions, current = saved
-        chat._sessions = {**sessions, **chat._sessions}  # never drop a thread this state already holds
-        chat.thread_id = chat.thread_id if chat.thread_id in chat._sessions else current
-        chat.threads = thread_rows(chat._sessions, chat.thread_id)
+    chat._summaries = summaries
+
+
+def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
+    """A thread of the chat's owner, from memory or the database (inside the lock)."""
+    session = chat._sessions.get(thread_id)
+    db = database()
+    if session is not None or db is None or not chat._owner_key:
+        return session
+    try:
+        session = db.load(chat._owner_key, thread_id, client=chat._client())
+    except ThreadDBError as exc:
+        _unavailable(chat, exc)
+        return None
+    if session is not None:
+        chat._sessions = {**chat._sessions, thread_id: session}
+    return session
+
+
+@dataclass
+class Audit:
+    """One decision for the audit trail, captured inside the lock and written after it."""
+
+    thread_id: str
+    run_id: str | None
+    interrupt_id: str
+    reason: str | None
+    action: str  # resolved | cancelled | rejected | expired | dismissed
+    payload: Any = None
+    schema: Any = None
+
+
+def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None) -> str:
+    """Save a thread and record decisions, after the state lock (a plain call: no await in between).
+
+    Returns:
+        "" on success, else the notice to show (the error itself is logged).
+    """
+    db = database()
+    if db is None or not owner:
+        return ""
+    try:
+        for audit in audits or []:
+            db.record_decision(owner, audit.thread_id, audit.run_id, audit.interrupt_id, audit.reason,
+                               audit.action, audit.payload, audit.schema)
+        if session is not None and session.transcript.messages:
+            db.save(owner, session)
+    except ThreadDBError as exc:
+        log.warning("thread database: %s", exc)
+        return UNAVAILABLE_NOTICE
+    return ""
+
+
+def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
+    """Members of a submitted set sent as ``cancelled`` because they had expired (S11)."""
+    pending = session.tracker.pending
+    by_id = {i.id: i for i in pending.interrupts} if pending else {}
+    now = session.tracker.now()
+    return [Audit(session.thread_id, pending.run_id if pending else None, e.interrupt_id,
+                  by_id[e.interrupt_id].reason, "expired")
+            for e in entries if e.status == "cancelled" and e.interrupt_id in by_id
+            and is_expired(by_id[e.interrupt_id], now)]
+
+
+def _unavailable(chat: ChatState, exc: ThreadDBError) -> None:
+    log.warning("thread database: %s", exc)
+    chat.notice = UNAVAILABLE_NOTICE

@@ -18,6 +18,7 @@ from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .mixins import ConcreteSubclasses
+from .threads_db import ThreadSummary
 from .views import MessageRow
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
@@ -106,7 +107,8 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=OWNER_COOKIE_SECONDS)
 
     _sessions: dict[str, AgentSession] = {}
-    _owner_key: str = ""  # the store key, resolved when the threads are restored
+    _owner_key: str = ""  # the database key, resolved when the threads are restored
+    _summaries: list[ThreadSummary] = []  # the owner's threads in the database, newest first
 
     agent_url: ClassVar[str | None] = None
     headers: ClassVar[dict[str, str]] = {}  # sent with every request to the agent; never pickled, never a var
@@ -153,16 +155,16 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         session = self._new_session()
         self.thread_id = session.thread_id
         driver.publish(self, session, full=True)
-        persistence.save(self)
         return self.__class__.route_interrupts
 
     @rx.event
     def switch_thread(self, thread_id: str):
-        """Show another thread, with that thread's interrupts only (S25)."""
-        if thread_id in self._sessions:
+        """Show another thread (from memory or the database), with that thread's interrupts only (S25)."""
+        session = persistence.load_thread(self, thread_id)
+        if session is not None:
+            session.client = session.client or self._client()
             self.thread_id = thread_id
-            driver.publish(self, self._sessions[thread_id], full=True)
-            persistence.save(self)
+            driver.publish(self, session, full=True)
             return self.__class__.route_interrupts
 
     @rx.event(background=True)

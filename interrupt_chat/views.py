@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agui import AgentSession, MessageView, Transcript
+
+if TYPE_CHECKING:
+    from .threads_db import ThreadSummary
 
 __all__ = ["MessageRow", "ToolCallRow", "message_rows", "thread_rows"]
 
@@ -78,13 +81,24 @@ def _tool_call_row(transcript: Transcript, call_id: str, result_id: str) -> Tool
                        result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id)
 
 
-def thread_rows(sessions: Mapping[str, AgentSession], current: str) -> list[dict[str, str]]:
-    """One row per thread: id, title (its first user message), pending and current flags."""
+def thread_rows(sessions: Mapping[str, AgentSession], current: str,
+                summaries: Sequence[ThreadSummary] = ()) -> list[dict[str, str]]:
+    """One row per thread: id, title, updated (UTC, minutes), pending and current flags.
+
+    The database's list (newest first) with what this state holds in memory laid over it: a
+    thread that exists only in memory comes first, and memory knows best whether one is pending.
+    """
+    stored = {s.thread_id: s for s in summaries}
+    fresh = [thread_id for thread_id in sessions if thread_id not in stored]
     rows = []
-    for thread_id, session in sessions.items():
-        first_user = next((m.content for m in session.transcript.messages if m.role == "user"), "")
-        rows.append({"id": thread_id, "title": first_user[:TITLE_CHARS] or "New chat",
-                     "pending": _flag(session.tracker.pending is not None), "current": _flag(thread_id == current)})
+    for thread_id in [*reversed(fresh), *stored]:
+        summary, session = stored.get(thread_id), sessions.get(thread_id)
+        first_user = next((m.content for m in session.transcript.messages if m.role == "user"), "") if session else ""
+        title = (summary.title if summary else "") or first_user[:TITLE_CHARS] or "New chat"
+        pending = session.tracker.pending is not None if session else bool(summary and summary.pending)
+        updated = summary.updated_at.strftime("%Y-%m-%d %H:%M") if summary else ""
+        rows.append({"id": thread_id, "title": title, "updated": updated, "pending": _flag(pending),
+                     "current": _flag(thread_id == current)})
     return rows
 
 

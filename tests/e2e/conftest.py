@@ -92,10 +92,17 @@ def log_capture() -> Iterator[LogCapture]:
 
 
 @pytest.fixture(scope="session")
-def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture):
+def thread_db_url(tmp_path_factory) -> str:
+    """The app's thread database for this test session (a fresh SQLite file)."""
+    return f"sqlite:///{tmp_path_factory.mktemp('threads') / 'threads.db'}"
+
+
+@pytest.fixture(scope="session")
+def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: str):
     from reflex.testing import AppHarness, AppHarnessProd
 
     os.environ["INTERRUPT_CHAT_AGENT_URL"] = demo_agent.url
+    os.environ["INTERRUPT_CHAT_DB_URL"] = thread_db_url
     harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else AppHarness
     with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:
         yield harness

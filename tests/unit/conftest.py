@@ -98,3 +98,10 @@ def postgres_url():
         if (data / "postmaster.pid").exists():
             _as_postgres(stop, timeout=60)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _thread_database_off_unless_asked(monkeypatch):
+    """Chats keep their threads in memory in the unit tests (no file in the checkout); a test that
+    wants the database sets ``INTERRUPT_CHAT_DB_URL`` itself."""
+    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", "off")

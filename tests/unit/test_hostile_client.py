@@ -139,7 +139,7 @@ async def test_secrets_credential_flow_with_a_bearer_token_agent_leaves_no_trace
     file, every log line. Neither the bearer token nor the masked answer may appear (S23)."""
     caplog.set_level(logging.DEBUG)
     store_file = tmp_path / "threads.db"
-    monkeypatch.setenv("INTERRUPT_CHAT_THREAD_STORE", str(store_file))
+    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{store_file}")
     agent = create_app(delay=0.0)
     gate = BearerGate(agent, TOKEN)
     with serve_in_thread(gate) as base:

@@ -252,7 +252,8 @@ async def test_send_runs_the_agent_and_publishes_messages_and_status(plain: Harn
     assert not any(m.streaming for m in conversation(chat))
     assert chat.messages == [] and len(chat.live) == 2  # the turn stays in ``live`` until the next one
     assert (chat.status, chat.error, chat.locked, chat.notice, chat.step) == ("idle", "", False, "", "")
-    assert chat.threads == [{"id": chat.thread_id, "title": "hello there", "pending": "false", "current": "true"}]
+    assert chat.threads == [{"id": chat.thread_id, "title": "hello there", "updated": "", "pending": "false",
+                             "current": "true"}]
     [record] = plain.records()
     assert [m["role"] for m in record["messages"]] == ["user"] and record["messages"][0]["content"] == "hello there"
     assert "resume" not in record
@@ -729,7 +730,7 @@ async def test_s25_switching_threads_shows_that_threads_interrupts_only(plain: H
     await plain.route()
     assert chat.thread_id == thread_a and [c.id for c in default.cards] == [approval_id]
     assert default.interrupts[0]["id"] == approval_id and conversation(chat)[0].content == "approval"
-    assert [t["current"] for t in chat.threads] == ["true", "false"]
+    assert [(t["id"], t["current"]) for t in chat.threads] == [(thread_b, "false"), (thread_a, "true")]  # newest first
     await Default.resolve.fn(default, {"approved": True}, approval_id)  # answers thread A only
     assert plain.records(thread_a)[-1]["resume"][0]["interruptId"] == approval_id
     assert len(plain.records(thread_b)) == 1
@@ -758,7 +759,7 @@ async def test_s25_pending_set_survives_a_backend_restart(chats, agents, monkeyp
     """``reflex run`` wipes its disk states on start: the thread store brings the tab's threads back."""
     from reflex.istate.data import SessionData
 
-    monkeypatch.setenv("INTERRUPT_CHAT_THREAD_STORE", str(tmp_path / "threads.db"))
+    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
     before = harness(chats, agents, "plain")
     before.root.rx_router_session = SessionData(client_token="tab-restart", client_ip="", session_id="s1")
     await before.send("multi")
