@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
     from .components.chat import chat, chat_state
     from .components.interrupt_slot import SlotProps
+    from .components.threads import audit_trail, thread_list
     from .endpoint import set_default_agent_url
     from .state import ChatState, InterruptState
 
-__all__ = ["ChatState", "InterruptState", "SlotProps", "chat", "chat_state", "set_default_agent_url"]
+__all__ = ["ChatState", "InterruptState", "SlotProps", "audit_trail", "chat", "chat_state", "set_default_agent_url",
+           "thread_list"]
 
 _LAZY = {
     "ChatState": "interrupt_chat.state",
@@ -24,6 +26,8 @@ _LAZY = {
     "chat": "interrupt_chat.components.chat",
     "chat_state": "interrupt_chat.components.chat",
     "set_default_agent_url": "interrupt_chat.endpoint",
+    "thread_list": "interrupt_chat.components.threads",
+    "audit_trail": "interrupt_chat.components.threads",
 }
 
 

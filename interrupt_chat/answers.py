@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["EXPIRED_MESSAGE", "answer", "approve_edited", "submit_form"]
 
 EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
+ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
 
 
 async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None) -> None:
@@ -30,6 +31,11 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
     async with config:
         chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
         if not config.active:  # S16: a configuration that did not take the set does nothing
+            return
+        if persistence.refresh(chat, chat.thread_id):  # answered or run on in another tab: show that instead
+            chat.notice = ANSWERED_ELSEWHERE
+            driver.publish(chat, chat._session(), full=True)
+            await routing.route(config, chat_cls, chat._session())
             return
         session = chat._session()
         tracker = session.tracker
@@ -53,10 +59,11 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
         config.submitting = decision.sends
         owner = chat._owner_key
     notice = persistence.write(owner, None if events is not None else session, audits)  # after the lock
-    audits.clear()
-    if notice:
+    if notice or audits:
         async with config:
-            chat.notice = notice
+            chat.notice = notice or chat.notice
+            chat.decisions = persistence.decision_rows(chat)
+    audits.clear()
     if events is not None:
         await driver.drive(config, chat_cls, session, events)
 

@@ -23,7 +23,8 @@ from .views import message_rows, thread_rows
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "publish", "ready", "stop"]
+__all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
+           "stop"]
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
@@ -69,7 +70,13 @@ def publish(chat: ChatState, session: AgentSession, *, full: bool = False, start
 def keep(chat: ChatState, session: AgentSession) -> None:
     """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them."""
     chat._sessions = {**chat._sessions, session.thread_id: session}
-    _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id, chat._summaries))
+    list_threads(chat)
+
+
+def list_threads(chat: ChatState) -> None:
+    """The thread list's rows: the database's (or search's) list with this state's threads laid over it."""
+    _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id, chat._summaries, chat._titles,
+                                         chat.thread_query))
 
 
 async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
@@ -83,6 +90,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     if not chat.loaded:
         await persistence.restore(chat)
         chat.loaded = True
+        chat.decisions = persistence.decision_rows(chat)
         session = chat._session()
         publish(chat, session, full=True)
         await routing.route(state, chat_cls, session)

@@ -132,17 +132,7 @@ def _chips(state: type[ic.ChatState]) -> rx.Component:
 
 
 def _threads(state: type[ic.ChatState]) -> rx.Component:
-    return rx.vstack(
-        rx.button(rx.icon("plus", size=14), "New chat", variant="soft", size="2", width="100%",
-                  on_click=state.new_thread, disabled=state.status == "running",
-                  custom_attrs={"data-testid": "new-thread"}),
-        rx.foreach(state.threads, lambda t: rx.button(
-            t["title"], rx.cond(t["pending"] == "true", rx.badge("waiting", color_scheme="amber", size="1")),
-            variant=rx.cond(t["current"] == "true", "solid", "ghost"), size="1", width="100%", justify="start",
-            on_click=state.switch_thread(t["id"]), disabled=state.status == "running",
-            custom_attrs={"data-testid": "thread", "data-thread-id": t["id"]})),
-        class_name="ic-threads", spacing="1",
-    )
+    return rx.vstack(ic.thread_list(state), rx.divider(), ic.audit_trail(state), class_name="ic-threads", spacing="3")
 
 
 def _page(body: rx.Component, aside: rx.Component | None = None, title: str = "", intro: str = "") -> rx.Component:

@@ -10,6 +10,7 @@ breaks the chat: it keeps working in memory.
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import os
 import threading
@@ -19,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 
 from .agui import AgentSession, is_expired
+from .agui.sanitize import short_text
 from .threads_db import DB_URL_ENV, ThreadDB, ThreadDBError, default_db_url
 
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["DB_URL_ENV", "UNAVAILABLE_NOTICE", "Audit", "database", "load_thread", "owner_of", "restore",
-           "write"]
+__all__ = ["DB_URL_ENV", "UNAVAILABLE_NOTICE", "Audit", "database", "decision_rows", "expired_audits", "load_thread",
+           "owner_of", "refresh", "restore", "unavailable", "write"]
 
 log = logging.getLogger(__name__)
 
@@ -73,15 +75,38 @@ async def restore(chat: ChatState) -> None:
     try:
         summaries = db.threads(chat._owner_key)
         current = chat.thread_id or (summaries[0].thread_id if summaries else "")
-        if current and current not in chat._sessions:
-            session = db.load(chat._owner_key, current, client=chat._client())
+        if current and (current not in chat._sessions or refresh(chat, current)):
+            session = chat._sessions.get(current) or db.load(chat._owner_key, current, client=chat._client())
             if session is not None:
                 chat._sessions = {**chat._sessions, current: session}
                 chat.thread_id = current
     except ThreadDBError as exc:
-        _unavailable(chat, exc)
+        unavailable(chat, exc)
         return
     chat._summaries = summaries
+
+
+def refresh(chat: ChatState, thread_id: str) -> bool:
+    """Replace this state's copy of a thread when the database holds a newer one (inside the lock).
+
+    Another tab of the same owner may have run or answered it since: its last run then differs.
+    A copy that is running, or that the database does not know, is kept.
+
+    Returns:
+        True when the copy was replaced.
+    """
+    mine, db = chat._sessions.get(thread_id), database()
+    if mine is None or mine.running or db is None or not chat._owner_key:
+        return False
+    try:
+        stored = db.load(chat._owner_key, thread_id, client=chat._client())
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return False
+    if stored is None or stored.last_run_id == mine.last_run_id:
+        return False
+    chat._sessions = {**chat._sessions, thread_id: stored}
+    return True
 
 
 def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
@@ -93,7 +118,7 @@ def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
     try:
         session = db.load(chat._owner_key, thread_id, client=chat._client())
     except ThreadDBError as exc:
-        _unavailable(chat, exc)
+        unavailable(chat, exc)
         return None
     if session is not None:
         chat._sessions = {**chat._sessions, thread_id: session}
@@ -145,6 +170,24 @@ def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
             and is_expired(by_id[e.interrupt_id], now)]
 
 
-def _unavailable(chat: ChatState, exc: ThreadDBError) -> None:
+def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
+    """Log a database failure and show the one notice (inside the lock); the chat goes on in memory."""
     log.warning("thread database: %s", exc)
     chat.notice = UNAVAILABLE_NOTICE
+
+
+def decision_rows(chat: ChatState) -> list[dict[str, str]]:
+    """The shown thread's audit trail as rows (inside the lock): who decided what, and when."""
+    db = database()
+    if db is None or not chat._owner_key or not chat.thread_id:
+        return []
+    try:
+        records = db.decisions(chat._owner_key, chat.thread_id)
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return []
+    return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "",
+             "at": r.at.strftime("%Y-%m-%d %H:%M:%S"),
+             "payload": short_text(json.dumps(r.payload, ensure_ascii=False), 160) if r.payload is not None else ""}
+            for r in records]
+

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, persistence, routing
+from . import answers, driver, persistence, routing, threads
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
@@ -104,11 +104,14 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     threads: list[dict[str, str]] = []
     notice: str = ""
     loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
+    thread_query: str = ""  # the thread list's search
+    decisions: list[dict[str, str]] = []  # the shown thread's audit trail
     owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=OWNER_COOKIE_SECONDS)
 
     _sessions: dict[str, AgentSession] = {}
     _owner_key: str = ""  # the database key, resolved when the threads are restored
     _summaries: list[ThreadSummary] = []  # the owner's threads in the database, newest first
+    _titles: dict[str, str] = {}  # titles given here (what a rename shows at once, or without a database)
 
     agent_url: ClassVar[str | None] = None
     headers: ClassVar[dict[str, str]] = {}  # sent with every request to the agent; never pickled, never a var
@@ -165,7 +168,23 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             session.client = session.client or self._client()
             self.thread_id = thread_id
             driver.publish(self, session, full=True)
+            self.decisions = persistence.decision_rows(self)
             return self.__class__.route_interrupts
+
+    @rx.event
+    def search_threads(self, query: str):
+        """Filter the thread list by title and message text."""
+        threads.search(self, query)
+
+    @rx.event(background=True)
+    async def rename_thread(self, form_data: dict[str, Any]):
+        """Rename a thread (the rename form: ``thread_id``, ``title``)."""
+        await threads.rename(self, self.__class__, str(form_data.get("thread_id", "")), str(form_data.get("title", "")))
+
+    @rx.event(background=True)
+    async def delete_thread(self, thread_id: str):
+        """Delete a thread (after the person confirmed it)."""
+        await threads.delete(self, self.__class__, str(thread_id))
 
     @rx.event(background=True)
     async def route_interrupts(self):
@@ -183,6 +202,14 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             if not self._client().url:
                 self.error = NO_AGENT_MESSAGE
             call = await routing.route(self, self.__class__, self._session())
+        await routing.settle(self, self.__class__, call)
+
+    @rx.event(background=True)
+    async def ensure_loaded(self):
+        """A fresh backend state (after a restart, without a reload): restore the owner's threads."""
+        async with self:
+            chat = await driver.ready(self, self.__class__)
+            call = await routing.route(self, self.__class__, chat._session())
         await routing.settle(self, self.__class__, call)
 
     def owner(self) -> str:

@@ -81,25 +81,33 @@ def _tool_call_row(transcript: Transcript, call_id: str, result_id: str) -> Tool
                        result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id)
 
 
-def thread_rows(sessions: Mapping[str, AgentSession], current: str,
-                summaries: Sequence[ThreadSummary] = ()) -> list[dict[str, str]]:
+def thread_rows(sessions: Mapping[str, AgentSession], current: str, summaries: Sequence[ThreadSummary] = (),
+                titles: Mapping[str, str] | None = None, query: str = "") -> list[dict[str, str]]:
     """One row per thread: id, title, updated (UTC, minutes), pending and current flags.
 
-    The database's list (newest first) with what this state holds in memory laid over it: a
-    thread that exists only in memory comes first, and memory knows best whether one is pending.
+    The database's list (newest first; with a ``query``, its search result) with what this state
+    holds in memory laid over it: a thread only in memory comes first (when it matches the
+    query), memory knows best whether one is pending, and ``titles`` are renames made here.
     """
     stored = {s.thread_id: s for s in summaries}
-    fresh = [thread_id for thread_id in sessions if thread_id not in stored]
+    fresh = [thread_id for thread_id in sessions if thread_id not in stored
+             and (not query or _matches(sessions[thread_id], (titles or {}).get(thread_id, ""), query))]
     rows = []
     for thread_id in [*reversed(fresh), *stored]:
         summary, session = stored.get(thread_id), sessions.get(thread_id)
         first_user = next((m.content for m in session.transcript.messages if m.role == "user"), "") if session else ""
-        title = (summary.title if summary else "") or first_user[:TITLE_CHARS] or "New chat"
+        title = ((titles or {}).get(thread_id) or (summary.title if summary else "") or first_user[:TITLE_CHARS]
+                 or "New chat")
         pending = session.tracker.pending is not None if session else bool(summary and summary.pending)
         updated = summary.updated_at.strftime("%Y-%m-%d %H:%M") if summary else ""
         rows.append({"id": thread_id, "title": title, "updated": updated, "pending": _flag(pending),
                      "current": _flag(thread_id == current)})
     return rows
+
+
+def _matches(session: AgentSession, title: str, query: str) -> bool:
+    needle = query.casefold()
+    return needle in title.casefold() or any(needle in m.content.casefold() for m in session.transcript.messages)
 
 
 def _flag(value: Any) -> str:

@@ -105,14 +105,15 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         footer or rx.fragment(),
         _loader(state),
         class_name="ic-chat",
+        on_mount=state.on_load_chat,
         custom_attrs={"data-chat-state": state.get_full_name()},
     )
 
 
 def _loader(state: type[ChatState]) -> rx.Component:
-    """Load the owner's threads whenever the backend's state has not.
+    """Load the owner's threads whenever the backend's state has not (the chat's own mount reloads them).
 
-    On mount, and after a backend restart even without a reload: the reconnect hydrates
-    ``loaded = False``, which mounts this again.
+    After a backend restart, even without a reload, the reconnect hydrates ``loaded = False``,
+    which mounts this again.
     """
-    return rx.cond(state.loaded, rx.fragment(), rx.box(on_mount=state.on_load_chat, display="none"))
+    return rx.cond(state.loaded, rx.fragment(), rx.box(on_mount=state.ensure_loaded, display="none"))

@@ -135,6 +135,14 @@ class Chat:
         expect(self.status).to_have_attribute("data-status", "idle")
         return self
 
+    def open_pending(self, path: str = "/") -> Chat:
+        """Open ``path`` where the owner's newest thread waits for an answer."""
+        self.page.set_viewport_size({"width": 1280, "height": 900})
+        self.page.goto(self.base_url + path)
+        expect(self.page.get_by_test_id("chat-input")).to_be_visible(timeout=120_000)
+        self.wait("interrupted")
+        return self
+
     @property
     def status(self):
         return self.page.get_by_test_id("run-status")

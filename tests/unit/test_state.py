@@ -829,3 +829,31 @@ async def test_registered_default_agent_is_used_and_the_environment_wins(agents,
     assert h.chat.error == "" and [m.role for m in conversation(h.chat)] == ["user", "assistant"]
     monkeypatch.setenv(endpoint.AGENT_URL_ENV, "http://127.0.0.1:9/from-env/")
     assert endpoint.default_agent_url() == "http://127.0.0.1:9/from-env/"
+
+
+async def test_s25_a_thread_answered_in_another_tab_is_shown_as_it_stands_after_a_reload(chats, agents, monkeypatch,
+                                                                                          tmp_path):
+    """Two tabs of one browser (one owner): the second answers; the first, reloaded, shows the answered
+    thread, and a click on its stale card sends nothing (S10 across tabs)."""
+    from reflex.istate.data import SessionData
+
+    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
+    first = harness(chats, agents, "plain")
+    first.root.rx_router_session = SessionData(client_token="tab-one", client_ip="", session_id="s1")
+    await first.cls.on_load_chat.fn(first.chat)
+    await first.send("approval")
+    [interrupt_id] = first.ids()
+    second = harness(chats, agents, "plain")
+    second.root.rx_router_session = SessionData(client_token="tab-two", client_ip="", session_id="s2")
+    second.chat.owner_cookie = first.chat.owner_cookie  # the same browser
+    await second.cls.on_load_chat.fn(second.chat)
+    assert second.chat.thread_id == first.chat.thread_id and second.ids() == [interrupt_id]
+    await second.cls.default_config.resolve.fn(await second.config(), {"approved": True}, interrupt_id)
+    assert second.chat.status == "idle" and len([r for r in first.records() if r.get("resume")]) == 1
+
+    stale = await first.config()
+    await first.cls.default_config.resolve.fn(stale, {"approved": False}, interrupt_id)  # a stale card
+    assert len([r for r in first.records() if r.get("resume")]) == 1
+    assert first.chat.status == "idle" and first.ids() == [] and "another window" in first.chat.notice
+    await first.cls.on_load_chat.fn(first.chat)  # a reload shows it as it stands
+    assert first.chat.status == "idle" and first.ids() == []

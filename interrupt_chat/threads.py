@@ -1,0 +1,88 @@
+"""The thread list's actions: search, rename, delete; and a thread's audit rows.
+
+Reads run inside the state lock; writes to the thread database run after it (a plain call, so
+nothing else runs in between). Everything also works without a database (``INTERRUPT_CHAT_DB_URL
+=off``): search then covers the threads in memory, and rename and delete act on them alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import reflex as rx
+
+from . import driver, persistence, routing
+from .agui.sanitize import short_text
+from .threads_db import ThreadDBError
+
+if TYPE_CHECKING:
+    from .state import ChatState
+
+__all__ = ["delete", "rename", "search"]
+
+TITLE_CHARS = 80
+
+
+def search(chat: ChatState, query: str) -> None:
+    """Filter the list by title and message text (inside the lock)."""
+    chat.thread_query = str(query).strip()[:200]
+    db = persistence.database()
+    if db is not None and chat._owner_key:
+        try:
+            chat._summaries = db.threads(chat._owner_key, search=chat.thread_query or None)
+        except ThreadDBError as exc:
+            persistence.unavailable(chat, exc)
+    driver.list_threads(chat)
+
+
+async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, title: str) -> None:
+    """Give a thread a title (saved first if it was only in memory); a blank one restores the default."""
+    title = short_text(title, TITLE_CHARS)
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        owner, session = chat._owner_key, chat._sessions.get(thread_id)
+        chat._titles = {**chat._titles, thread_id: title}
+        driver.list_threads(chat)
+    db = persistence.database()
+    if db is None or not owner:
+        return
+    notice = persistence.write(owner, session)
+    try:
+        db.rename(owner, thread_id, title)
+        summaries = db.threads(owner, search=None)
+    except ThreadDBError as exc:
+        notice, summaries = persistence.UNAVAILABLE_NOTICE, None
+        persistence.log.warning("thread database: %s", exc)
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        if summaries is not None and not chat.thread_query:
+            chat._summaries = summaries
+        chat.notice = notice or chat.notice
+        driver.list_threads(chat)
+
+
+async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> None:
+    """Delete a thread (its audit entries stay); the view moves to the newest other thread, or a new one."""
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        session = chat._sessions.get(thread_id)
+        if session is not None and session.running:
+            chat.notice = "Stop the run first: this thread is still running."
+            return
+        owner = chat._owner_key
+        chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
+        chat._summaries = [s for s in chat._summaries if s.thread_id != thread_id]
+        if chat.thread_id == thread_id:
+            chat.thread_id = next(iter(row["id"] for row in chat.threads if row["id"] != thread_id), "")
+            shown = persistence.load_thread(chat, chat.thread_id) if chat.thread_id else None
+            driver.publish(chat, shown or chat._session(), full=True)
+            await routing.route(state, chat_cls, chat._session())
+        driver.list_threads(chat)
+    db = persistence.database()
+    if db is not None and owner:
+        try:
+            db.delete(owner, thread_id)
+        except ThreadDBError as exc:
+            persistence.log.warning("thread database: %s", exc)
+            async with state:
+                (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE

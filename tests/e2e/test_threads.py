@@ -1,0 +1,70 @@
+"""Threads of one owner in the thread database: every tab of a browser, the list's actions, the audit trail.
+
+S25: a pending approval started in one tab shows in a second tab of the same browser (the owner is
+the browser, not the tab) and survives there; another browser profile sees none of it. Rename,
+delete (with confirmation) and search over titles and message text; each decision is recorded.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .conftest import Chat
+
+
+def test_s25_a_pending_approval_shows_in_a_second_tab_of_the_same_browser(chat, demo_agent):
+    chat.interrupt("approval")
+    interrupt_id = chat.card().get_attribute("data-interrupt-id")
+    second = Chat(chat.page.context.new_page(), chat.base_url).open_pending()
+    expect(second.card()).to_have_attribute("data-interrupt-id", interrupt_id)
+    expect(second.page.locator('[data-testid="thread-item"][data-pending="true"]')).to_have_count(1)
+    second.card().get_by_test_id("interrupt-approve").click()
+    second.wait("idle")
+    thread = demo_agent.last_thread()
+    assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == 1
+    chat.page.reload()  # the first tab shows the answered thread
+    chat.wait("idle")
+    expect(chat.cards()).to_have_count(0)
+    expect(chat.page.get_by_test_id("audit-entry")).to_have_count(1)
+    expect(chat.page.get_by_test_id("audit-entry")).to_have_attribute("data-action", "resolved")
+    expect(chat.page.get_by_test_id("audit-entry")).to_have_attribute("data-interrupt-id", interrupt_id)
+
+
+def test_threads_rename_delete_and_search(chat):
+    chat.open()
+    chat.send("hello alpha")
+    chat.wait("idle")
+    chat.page.get_by_test_id("thread-new").click()
+    chat.wait("idle")
+    chat.send("markdown bravo")
+    chat.wait("idle")
+    items = chat.page.get_by_test_id("thread-item")
+    expect(items).to_have_count(2)
+
+    current = chat.page.locator('[data-testid="thread-item"][data-current="true"]')
+    row = current.locator("xpath=..")
+    row.get_by_test_id("thread-rename").click()
+    chat.page.get_by_test_id("thread-rename-input").fill("Renamed thread")
+    chat.page.get_by_test_id("thread-rename-confirm").click()
+    expect(current).to_contain_text("Renamed thread")
+
+    search = chat.page.get_by_test_id("thread-search")
+    search.fill("alpha")  # message text
+    expect(items).to_have_count(1)
+    expect(items.first).to_contain_text("hello alpha")
+    search.fill("renamed")  # title
+    expect(items).to_have_count(1)
+    expect(items.first).to_contain_text("Renamed thread")
+    search.fill("")
+    expect(items).to_have_count(2)
+
+    other = chat.page.locator('[data-testid="thread-item"][data-current="false"]')
+    other.locator("xpath=..").get_by_test_id("thread-delete").click()
+    chat.page.get_by_test_id("thread-delete-confirm").click()
+    expect(items).to_have_count(1)
+    expect(items.first).to_contain_text("Renamed thread")
+    chat.page.reload()  # the database agrees
+    chat.wait("idle")
+    expect(chat.page.get_by_test_id("thread-item")).to_have_count(1)
+    expect(chat.page.get_by_test_id("thread-item").first).to_contain_text("Renamed thread")
+    chat.shot("threads-list")
