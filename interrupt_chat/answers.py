@@ -53,6 +53,8 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
         if decision.kind == "ignored":
             return
         audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
+        if decision.sends and session.client is not None:
+            session.client.headers = await chat.agent_headers()
         events = session.submit(decision) if decision.sends else None
         driver.publish(chat, session, full=True, starting=decision.sends)
         await routing.route(config, chat_cls, session, keep_result=True)

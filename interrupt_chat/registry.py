@@ -17,13 +17,15 @@ from typing import Any, cast
 from .agui.sanitize import redact
 from .state import ChatState, InterruptState
 
-__all__ = ["new_chat_state"]
+__all__ = ["Headers", "new_chat_state"]
+
+Headers = dict[str, str] | Callable[["ChatState"], dict[str, str]]  # fixed, or made on the server for each run
 
 NAME_CHARS = 40
 
 
 def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[InterruptState]],
-                   headers: dict[str, str] | None = None, owner: Callable[[ChatState], Any] | None = None
+                   headers: Headers | None = None, owner: Callable[[ChatState], Any] | None = None
                    ) -> type[ChatState]:
     """The ``ChatState`` subclass for ``key``, created on first use with its default slot config.
 
@@ -31,7 +33,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
         ValueError: a configuration is already attached to another chat.
     """
     module = sys.modules[__name__]
-    name = _class_name(key, agent_url, headers or {}, owner)
+    name = _class_name(key, agent_url, headers, owner)
     existing = getattr(module, name, None)
     if existing is not None:
         return existing
@@ -45,7 +47,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     default = cast("type[InterruptState]", type(f"{name}_DefaultSlot", (InterruptState,), {"__module__": __name__}))
     chat_cls = cast("type[ChatState]", type(name, (ChatState,), {"__module__": __name__}))
     chat_cls.agent_url, chat_cls.configs, chat_cls.default_config = agent_url, list(configs), default
-    chat_cls.headers = dict(headers or {})
+    chat_cls.headers = headers if callable(headers) else dict(headers or {})
     chat_cls.owner_fn = owner
     for config in [*configs, default]:
         config._chat_state = chat_cls
@@ -54,7 +56,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     return chat_cls
 
 
-def _class_name(key: str, agent_url: str | None, headers: dict[str, str], owner: Callable[..., Any] | None) -> str:
+def _class_name(key: str, agent_url: str | None, headers: Headers | None, owner: Callable[..., Any] | None) -> str:
     """A readable, collision-free class name: the key's letters and digits, then a hash of the chat's identity.
 
     State names reach the browser: the readable part never holds the URL's credentials or query,
@@ -62,6 +64,12 @@ def _class_name(key: str, agent_url: str | None, headers: dict[str, str], owner:
     """
     shown = redact(key, agent_url) if agent_url else key
     readable = re.sub(r"[^0-9a-zA-Z]+", "_", shown).strip("_")[:NAME_CHARS]
-    owner_name = f"{owner.__module__}.{owner.__qualname__}" if owner is not None else None
-    identity = json.dumps([key, agent_url, sorted(headers.items()), owner_name])
+    identity = json.dumps([key, agent_url, _identity(headers), _identity(owner)])
     return f"Chat_{readable}_{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
+
+
+def _identity(value: Any) -> Any:
+    """What tells two chats apart: a function by its name, a mapping by its items (only ever hashed)."""
+    if callable(value):
+        return f"{value.__module__}.{value.__qualname__}"
+    return sorted(value.items()) if isinstance(value, dict) else value

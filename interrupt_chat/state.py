@@ -8,6 +8,7 @@ request, never into a var.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -24,7 +25,6 @@ from .views import MessageRow
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
-OWNER_COOKIE_SECONDS = 400 * 24 * 3600  # the longest a browser keeps a cookie
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -106,7 +106,7 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
     thread_query: str = ""  # the thread list's search
     decisions: list[dict[str, str]] = []  # the shown thread's audit trail
-    owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=OWNER_COOKIE_SECONDS)
+    owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=400 * 24 * 3600)  # browsers' max
 
     _sessions: dict[str, AgentSession] = {}
     _owner_key: str = ""  # the database key, resolved when the threads are restored
@@ -114,7 +114,7 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     _titles: dict[str, str] = {}  # titles given here (what a rename shows at once, or without a database)
 
     agent_url: ClassVar[str | None] = None
-    headers: ClassVar[dict[str, str]] = {}  # sent with every request to the agent; never pickled, never a var
+    headers: ClassVar[dict[str, str] | Callable[[ChatState], dict[str, str]]] = {}  # to the agent; never kept
     owner_fn: ClassVar[Callable[[ChatState], Any] | None] = None  # chat(owner=...): the app's user id
     configs: ClassVar[list[type[InterruptState]]] = []
     default_config: ClassVar[type[InterruptState] | None] = None
@@ -143,6 +143,8 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             if not self._client().url:
                 self.error, self.status = NO_AGENT_MESSAGE, "error"
                 return
+            if session.client is not None:
+                session.client.headers = await self.agent_headers()
             events = session.send(text)
             driver.publish(self, session, full=True, starting=True)
         await driver.drive(self, self.__class__, session, events)
@@ -221,12 +223,17 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             self.owner_cookie = new_id("owner")
         return self.owner_cookie
 
-    def agent_headers(self) -> dict[str, str]:
-        """The headers sent to the agent (e.g. authorization); default: ``chat(headers=...)``."""
-        return dict(self.__class__.headers)
+    async def agent_headers(self) -> dict[str, str]:
+        """The next run's headers: ``chat(headers=...)``, a mapping or ``fn(chat_state)`` (sync or async).
+
+        Called in the lock before every run: a function may ``await chat.get_state(AuthState)``.
+        """
+        headers = self.__class__.headers
+        value = headers(self) if callable(headers) else headers
+        return dict(await value if inspect.isawaitable(value) else value)
 
     def _client(self) -> AgentClient:
-        return AgentClient(self.__class__.agent_url or default_agent_url() or "", headers=self.agent_headers())
+        return AgentClient(self.__class__.agent_url or default_agent_url() or "")  # headers: set per run
 
     def _new_session(self) -> AgentSession:
         return AgentSession(self._client())

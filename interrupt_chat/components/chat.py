@@ -7,7 +7,7 @@ from typing import Any
 
 import reflex as rx
 
-from ..registry import new_chat_state
+from ..registry import Headers, new_chat_state
 from ..state import ChatState, InterruptState
 from .behaviour import chat_behaviour
 from .composer import composer
@@ -30,7 +30,7 @@ def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState],
 
 def chat_state(agent_url: str | None = None,
                interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
-               headers: dict[str, str] | None = None, owner: OwnerFn | None = None) -> type[ChatState]:
+               headers: Headers | None = None, owner: OwnerFn | None = None) -> type[ChatState]:
     """The ``ChatState`` subclass behind ``chat(agent_url, interrupts, headers=…)`` (for chips, thread lists…)."""
     interrupts = list(interrupts or [])
     return new_chat_state(_key(agent_url, interrupts), agent_url=agent_url, configs=[c for c, _ in interrupts],
@@ -73,7 +73,7 @@ def _messages(state: type[ChatState]) -> rx.Component:
 
 
 def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
-         *, headers: dict[str, str] | None = None, owner: OwnerFn | None = None, header: rx.Component | None = None,
+         *, headers: Headers | None = None, owner: OwnerFn | None = None, header: rx.Component | None = None,
          footer: rx.Component | None = None) -> rx.Component:
     """The chat page body.
 
@@ -82,8 +82,10 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
             with ``set_default_agent_url``; with neither, the chat shows a configuration error.
         interrupts: ``(InterruptState subclass, render_fn)`` pairs, tried in order (S20). A
             ``render_fn`` gets :class:`SlotProps` and returns the slot's component.
-        headers: request headers sent to the agent (e.g. ``{"Authorization": "Bearer …"}``); kept in
-            process memory only, never in a var, a pickle, the thread store or a log.
+        headers: request headers sent to the agent: a mapping (``{"Authorization": "Bearer …"}``) or
+            ``fn(chat_state) -> dict`` called on the server whenever a client is made (e.g. a token
+            from the app's auth state). Kept in process memory only: never in a var, a pickle, the
+            thread database or a log.
         owner: whose threads these are: ``owner(chat_state) -> str`` (sync or async, called on the
             server), e.g. the user id from the app's auth state. Default: this browser's own id, kept
             in a cookie (every tab and restart of one browser profile shares the threads).

@@ -148,8 +148,13 @@ async def test_secrets_credential_flow_with_a_bearer_token_agent_leaves_no_trace
         await locked_out.send("hello")
         assert locked_out.chat.error == "the agent answered HTTP 401 Unauthorized: missing or wrong bearer token"
 
-        chat_cls = new_chat_state("unit-test-bearer", agent_url=url, configs=[],
-                                  headers={"Authorization": f"Bearer {TOKEN}"})
+        made: list[str] = []
+
+        async def bearer(chat) -> dict[str, str]:  # an app would read its auth state here
+            made.append(chat.thread_id)
+            return {"Authorization": f"Bearer {TOKEN}"}
+
+        chat_cls = new_chat_state("unit-test-bearer", agent_url=url, configs=[], headers=bearer)
         h = Harness(chat_cls, agent.state.store)
         h.root.rx_router_session = SessionData(client_token="tab-bearer", client_ip="", session_id="s1")
         await h.send("credential")
@@ -157,6 +162,7 @@ async def test_secrets_credential_flow_with_a_bearer_token_agent_leaves_no_trace
         await chat_cls.default_config.submit_form.fn(default, {"__interrupt_id": h.ids()[0], "api_key": SECRET})
         assert h.chat.error == "" and h.session.tracker.pending is None
         assert gate.seen[-2:] == [f"Bearer {TOKEN}"] * 2  # the agent got the token with both requests
+        assert made == [h.chat.thread_id] * 2  # made on the server for each run
 
     for secret in (SECRET, TOKEN):
         assert_secret_nowhere(h, secret)
