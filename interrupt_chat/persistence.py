@@ -95,14 +95,10 @@ def refresh(chat: ChatState, thread_id: str) -> bool:
     Returns:
         True when the copy was replaced.
     """
-    mine, db = chat._sessions.get(thread_id), database()
-    if mine is None or mine.running or db is None or not chat._owner_key:
+    mine = chat._sessions.get(thread_id)
+    if mine is None or mine.running:
         return False
-    try:
-        stored = db.load(chat._owner_key, thread_id, client=chat._client())
-    except ThreadDBError as exc:
-        unavailable(chat, exc)
-        return False
+    stored = _stored(chat, thread_id)
     if stored is None or stored.last_run_id == mine.last_run_id:
         return False
     chat._sessions = {**chat._sessions, thread_id: stored}
@@ -111,18 +107,22 @@ def refresh(chat: ChatState, thread_id: str) -> bool:
 
 def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
     """A thread of the chat's owner, from memory or the database (inside the lock)."""
-    session = chat._sessions.get(thread_id)
+    session = chat._sessions.get(thread_id) or _stored(chat, thread_id)
+    if session is not None and thread_id not in chat._sessions:
+        chat._sessions = {**chat._sessions, thread_id: session}
+    return session
+
+
+def _stored(chat: ChatState, thread_id: str) -> AgentSession | None:
+    """The database's copy of one of the owner's threads; None when there is none or it cannot be read."""
     db = database()
-    if session is not None or db is None or not chat._owner_key:
-        return session
+    if db is None or not chat._owner_key:
+        return None
     try:
-        session = db.load(chat._owner_key, thread_id, client=chat._client())
+        return db.load(chat._owner_key, thread_id, client=chat._client())
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return None
-    if session is not None:
-        chat._sessions = {**chat._sessions, thread_id: session}
-    return session
 
 
 @dataclass
