@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
     from .components.chat import chat, chat_state
+    from .components.inbox import approvals_inbox
     from .components.interrupt_slot import SlotProps
     from .components.threads import audit_trail, thread_list
     from .endpoint import set_default_agent_url
     from .state import ChatState, InterruptState
 
-__all__ = ["ChatState", "InterruptState", "SlotProps", "audit_trail", "chat", "chat_state", "set_default_agent_url",
-           "thread_list"]
+__all__ = ["ChatState", "InterruptState", "SlotProps", "approvals_inbox", "audit_trail", "chat", "chat_state",
+           "set_default_agent_url", "thread_list"]
 
 _LAZY = {
     "ChatState": "interrupt_chat.state",
@@ -27,6 +28,7 @@ _LAZY = {
     "chat_state": "interrupt_chat.components.chat",
     "set_default_agent_url": "interrupt_chat.endpoint",
     "thread_list": "interrupt_chat.components.threads",
+    "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",
 }
 

@@ -19,7 +19,7 @@ from .forms import FormError, check_answer, edited_approval, payload_from_form
 if TYPE_CHECKING:
     from .state import InterruptState
 
-__all__ = ["EXPIRED_MESSAGE", "answer", "approve_edited", "submit_form"]
+__all__ = ["EXPIRED_MESSAGE", "answer", "approve_edited", "audit_entry", "problem_with", "submit_form"]
 
 EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
 ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
@@ -40,11 +40,11 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
         session = chat._session()
         tracker = session.tracker
         if verb == "resolve" and tracker.pending is not None and not tracker.sealed:
-            problem = _problem(tracker.pending, payload, interrupt_id)
+            problem = problem_with(tracker.pending, payload, interrupt_id)
             if problem is not None:
                 _set_card_error(config, *problem)
                 return
-        audit = _audit(session, verb, payload, interrupt_id)
+        audit = audit_entry(session, verb, payload, interrupt_id)
         decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
         payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
         if decision.kind == "expired":
@@ -70,7 +70,7 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
         await driver.drive(config, chat_cls, session, events)
 
 
-def _audit(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:
+def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:
     """The audit entry for this answer (before the tracker records it: a legacy answer clears the set)."""
     pending = session.tracker.pending
     if pending is None:
@@ -91,7 +91,7 @@ def _audit(session: AgentSession, verb: str, payload: Any, interrupt_id: str | N
                              payload if verb == "resolve" else None, pending.schema_for(target or None))
 
 
-def _problem(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:
+def problem_with(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:
     """``(card id, message)`` when the answer cannot be sent as it is; None when it can.
 
     An id that names no open interrupt is left to the tracker, which ignores it (S9).
@@ -115,6 +115,7 @@ async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None
     """The default slot's schema form: build the payload, then answer (S22; secrets never kept, S23)."""
     form = dict(form_data)
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
+    form.pop("__thread_id", None)
     try:
         payload = payload_from_form(await _schema(config, interrupt_id), form)
     except FormError as exc:

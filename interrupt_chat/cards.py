@@ -48,6 +48,9 @@ class Card:
     expired: bool = False
     answered: str = ""  # "", "resolved" or "cancelled" (S7: waiting for the others)
     error: str = ""
+    thread_id: str = ""  # the approvals inbox: the thread it belongs to, its title, when it was raised
+    thread_title: str = ""
+    raised: str = ""
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
 

@@ -115,7 +115,7 @@ def _nav() -> rx.Component:
     return rx.hstack(
         rx.hstack(rx.icon("hand", size=20), rx.heading("interrupt_chat", size="4"), align="center", spacing="2"),
         rx.spacer(),
-        link("Chat", "/"), link("Approval", "/approval"), link("Manual", "/manual"),
+        link("Chat", "/"), link("Inbox", "/inbox"), link("Approval", "/approval"), link("Manual", "/manual"),
         rx.color_mode.button(size="2", variant="ghost"),
         align="center", spacing="4", class_name="ic-nav",
     )
@@ -174,6 +174,12 @@ DEMO_AGENT_PATH = "/demo-agent/"
 ic.set_default_agent_url(DEMO_AGENT_PATH)  # used unless INTERRUPT_CHAT_AGENT_URL is set
 
 
+def inbox() -> rx.Component:
+    """/inbox: every approval waiting for you across the threads of the main chat, answered in place."""
+    return _page(ic.approvals_inbox(ic.chat_state(), chat_path="/"), title="Approvals inbox",
+                 intro="Every request the agent is waiting on, in all your threads. Answer here, or open the thread.")
+
+
 def _api() -> Starlette:
     return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
@@ -185,3 +191,4 @@ app = rx.App(
 app.add_page(index, route="/", title="interrupt_chat")
 app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")
+app.add_page(inbox, route="/inbox", title="interrupt_chat · inbox")

@@ -14,11 +14,13 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, persistence, routing, threads
+from . import answers, driver, persistence, routing
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
+from .inbox import InboxHandlers
 from .mixins import ConcreteSubclasses
+from .threads import ThreadListHandlers
 from .threads_db import ThreadSummary
 from .views import MessageRow
 
@@ -88,7 +90,7 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
+class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """The conversation of one ``chat()``: messages, run status, threads.
 
     ``chat()`` makes one concrete subclass per configuration of the chat (see :mod:`.registry`).
@@ -104,7 +106,6 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     threads: list[dict[str, str]] = []
     notice: str = ""
     loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
-    thread_query: str = ""  # the thread list's search
     decisions: list[dict[str, str]] = []  # the shown thread's audit trail
     owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=400 * 24 * 3600)  # browsers' max
 
@@ -172,21 +173,6 @@ class ChatState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
             driver.publish(self, session, full=True)
             self.decisions = persistence.decision_rows(self)
             return self.__class__.route_interrupts
-
-    @rx.event
-    def search_threads(self, query: str):
-        """Filter the thread list by title and message text."""
-        threads.search(self, query)
-
-    @rx.event(background=True)
-    async def rename_thread(self, form_data: dict[str, Any]):
-        """Rename a thread (the rename form: ``thread_id``, ``title``)."""
-        await threads.rename(self, self.__class__, str(form_data.get("thread_id", "")), str(form_data.get("title", "")))
-
-    @rx.event(background=True)
-    async def delete_thread(self, thread_id: str):
-        """Delete a thread (after the person confirmed it)."""
-        await threads.delete(self, self.__class__, str(thread_id))
 
     @rx.event(background=True)
     async def route_interrupts(self):

@@ -7,7 +7,7 @@ nothing else runs in between). Everything also works without a database (``INTER
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
@@ -18,7 +18,7 @@ from .threads_db import ThreadDBError
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["delete", "rename", "search"]
+__all__ = ["ThreadListHandlers", "delete", "rename", "search"]
 
 TITLE_CHARS = 80
 
@@ -86,3 +86,29 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
             persistence.log.warning("thread database: %s", exc)
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE
+
+
+def _chat(state: rx.State) -> type[ChatState]:
+    """The concrete chat class a mixin's handler runs on."""
+    return cast("type[ChatState]", state.__class__)
+
+
+class ThreadListHandlers(rx.State, mixin=True):
+    """The chat state's thread-list actions (a mixin of ``ChatState``)."""
+
+    thread_query: str = ""  # the thread list's search
+
+    @rx.event
+    def search_threads(self, query: str):
+        """Filter the thread list by title and message text."""
+        search(cast("ChatState", self), query)
+
+    @rx.event(background=True)
+    async def rename_thread(self, form_data: dict[str, Any]):
+        """Rename a thread (the rename form: ``thread_id``, ``title``)."""
+        await rename(self, _chat(self), str(form_data.get("thread_id", "")), str(form_data.get("title", "")))
+
+    @rx.event(background=True)
+    async def delete_thread(self, thread_id: str):
+        """Delete a thread (after the person confirmed it)."""
+        await delete(self, _chat(self), str(thread_id))

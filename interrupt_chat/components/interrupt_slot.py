@@ -67,7 +67,8 @@ def _testid(name: str, **extra: Any) -> dict[str, Any]:
 
 
 def _hidden_id(card: Any) -> rx.Component:
-    return rx.el.input(type="hidden", name="__interrupt_id", value=card.id)
+    return rx.fragment(rx.el.input(type="hidden", name="__interrupt_id", value=card.id),
+                       rx.el.input(type="hidden", name="__thread_id", value=card.thread_id))
 
 
 def _field(field: Any) -> rx.Component:

@@ -68,3 +68,38 @@ def test_threads_rename_delete_and_search(chat):
     expect(chat.page.get_by_test_id("thread-item")).to_have_count(1)
     expect(chat.page.get_by_test_id("thread-item").first).to_contain_text("Renamed thread")
     chat.shot("threads-list")
+
+
+def _resumes(demo_agent, thread: str) -> int:
+    return len([r for r in demo_agent.records(thread) if r.get("resume")])
+
+
+def test_inbox_lists_every_waiting_interrupt_and_answers_each_exactly_once(chat, demo_agent):
+    chat.interrupt("approval")
+    first = demo_agent.last_thread()
+    chat.page.get_by_test_id("thread-new").click()
+    chat.wait("idle")
+    chat.send("choice")
+    chat.wait("interrupted")
+    second = demo_agent.last_thread()
+
+    inbox = chat.page.context.new_page()
+    inbox.goto(chat.base_url + "/inbox")
+    items = inbox.get_by_test_id("inbox-item")
+    expect(items).to_have_count(2)
+    approval = inbox.locator(f'[data-testid="inbox-item"][data-thread-id="{first}"]')
+    expect(approval).to_have_attribute("data-reason", "tool_call")
+    expect(approval.get_by_test_id("inbox-open-thread")).to_be_visible()
+    approval.get_by_test_id("interrupt-approve").click()
+    expect(items).to_have_count(1)
+    choice = inbox.locator(f'[data-testid="inbox-item"][data-thread-id="{second}"]')
+    choice.locator("select").select_option("green")
+    choice.get_by_test_id("interrupt-submit").click()
+    expect(inbox.get_by_test_id("inbox-empty")).to_be_visible()
+    inbox.wait_for_timeout(500)
+    assert (_resumes(demo_agent, first), _resumes(demo_agent, second)) == (1, 1)
+
+    chat.page.reload()  # the chat tab shows the thread as it stands, and a stale click sends nothing
+    chat.wait("idle")
+    expect(chat.cards()).to_have_count(0)
+    assert (_resumes(demo_agent, first), _resumes(demo_agent, second)) == (1, 1)

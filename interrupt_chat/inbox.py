@@ -1,0 +1,170 @@
+"""The approvals inbox: every interrupt waiting for the owner, across threads, answered in place.
+
+The inbox works on the chat state's own copy of each thread (``chat._sessions``), so an answer
+given here and one given in the chat meet the same tracker: the exactly-once rules hold across
+both (S7, S10), and a thread another tab moved on is refreshed first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, cast
+
+import reflex as rx
+
+from . import driver, persistence, routing
+from .answers import EXPIRED_MESSAGE, audit_entry, problem_with
+from .cards import Card, build_cards
+from .forms import FormError, edited_approval, payload_from_form
+from .threads_db import ThreadDBError
+
+if TYPE_CHECKING:
+    from .state import ChatState
+
+__all__ = ["InboxHandlers", "answer", "approve_edited", "load", "submit_form"]
+
+
+async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
+    """Fill ``inbox`` with one card per waiting interrupt of the owner, newest thread first."""
+    async with state:
+        chat = await driver.ready(state, chat_cls)
+        chat.inbox = _cards(chat)
+
+
+def _cards(chat: ChatState) -> list[Card]:
+    """Inside the lock: the waiting threads (from the database and from memory) as cards."""
+    db, waiting = persistence.database(), {}
+    if db is not None and chat._owner_key:
+        try:
+            waiting = {item.thread_id: item for item in db.pending(chat._owner_key)}
+        except ThreadDBError as exc:
+            persistence.unavailable(chat, exc)
+    thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if s.tracker.pending and t not in waiting)]
+    cards = []
+    for thread_id in thread_ids:
+        persistence.refresh(chat, thread_id)
+        session = persistence.load_thread(chat, thread_id)
+        if session is None or session.tracker.pending is None:
+            continue
+        item = waiting.get(thread_id)
+        raised = item.raised_at.strftime("%Y-%m-%d %H:%M") if item and item.raised_at else ""
+        title = (item.title if item else "") or next(
+            (m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
+        cards += [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised)
+                  for c in build_cards(session.tracker.pending, session.tracker, session.transcript)]
+    return cards
+
+
+async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_id: str, payload: Any,
+                 interrupt_id: str | None) -> None:
+    """Resolve / cancel one interrupt of one thread from the inbox; resume once all are answered."""
+    async with state:
+        chat = await driver.ready(state, chat_cls)
+        persistence.refresh(chat, thread_id)
+        session = persistence.load_thread(chat, thread_id)
+        if session is None or session.tracker.pending is None:
+            chat.inbox = _cards(chat)
+            return
+        tracker, pending = session.tracker, session.tracker.pending
+        problem = problem_with(pending, payload, interrupt_id) if verb == "resolve" and not tracker.sealed else None
+        if problem is not None:
+            _card_error(chat, thread_id, *problem)
+            return
+        audit = audit_entry(session, verb, payload, interrupt_id)
+        decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
+        payload = None  # S23: the tracker holds it now, in memory only
+        if decision.kind in ("expired", "ignored"):
+            if decision.kind == "expired":
+                _card_error(chat, thread_id, decision.interrupt_id or "", EXPIRED_MESSAGE)
+            return
+        audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
+        if decision.sends and session.client is not None:
+            session.client.headers = await chat.agent_headers()
+        events = session.submit(decision) if decision.sends else None
+        if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
+            driver.publish(chat, session, full=True, starting=decision.sends)
+            await routing.route(state, chat_cls, session, keep_result=True)
+        chat.inbox = _cards(chat)
+        owner = chat._owner_key
+    persistence.write(owner, None if events is not None else session, audits)  # after the lock
+    if events is not None:
+        await driver.drive(state, chat_cls, session, events)
+    await load(state, chat_cls)
+
+
+async def submit_form(state: rx.State, chat_cls: type[ChatState], form_data: dict[str, Any]) -> None:
+    """An inbox card's schema form (S22); the typed secret goes straight into the answer (S23)."""
+    form = dict(form_data)
+    interrupt_id = str(form.pop("__interrupt_id", "") or "")
+    thread_id = str(form.pop("__thread_id", "") or "")
+    try:
+        payload = payload_from_form(await _schema(state, chat_cls, thread_id, interrupt_id), form)
+    except FormError as exc:
+        async with state:
+            _card_error(await routing.chat_of(state, chat_cls), thread_id, interrupt_id, str(exc))
+        return
+    finally:
+        form.clear()
+    await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None)
+
+
+async def approve_edited(state: rx.State, chat_cls: type[ChatState], form_data: dict[str, Any]) -> None:
+    """An inbox card's "edit and approve" (S22)."""
+    interrupt_id = str(form_data.get("__interrupt_id", "") or "")
+    thread_id = str(form_data.get("__thread_id", "") or "")
+    try:
+        payload = edited_approval(await _schema(state, chat_cls, thread_id, interrupt_id),
+                                  form_data.get("edited_args", ""))
+    except FormError as exc:
+        async with state:
+            _card_error(await routing.chat_of(state, chat_cls), thread_id, interrupt_id, str(exc))
+        return
+    await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None)
+
+
+async def _schema(state: rx.State, chat_cls: type[ChatState], thread_id: str, interrupt_id: str) -> Any:
+    async with state:
+        session = persistence.load_thread(await routing.chat_of(state, chat_cls), thread_id)
+    pending = session.tracker.pending if session is not None else None
+    return pending.schema_for(interrupt_id) if pending is not None else None
+
+
+def _card_error(chat: ChatState, thread_id: str, interrupt_id: str, message: str) -> None:
+    chat.inbox = [dataclasses.replace(c, error=message) if (c.thread_id, c.id) == (thread_id, interrupt_id) else c
+                  for c in chat.inbox]
+
+
+def _chat(state: rx.State) -> type[ChatState]:
+    """The concrete chat class a mixin's handler runs on."""
+    return cast("type[ChatState]", state.__class__)
+
+
+class InboxHandlers(rx.State, mixin=True):
+    """The chat state's inbox: its var and event handlers (a mixin of ``ChatState``)."""
+
+    inbox: list[Card] = []  # one card per interrupt waiting for the owner, across threads
+
+    @rx.event(background=True)
+    async def load_inbox(self):
+        """Fill the inbox (the inbox component's mount)."""
+        await load(self, _chat(self))
+
+    @rx.event(background=True)
+    async def inbox_resolve(self, thread_id: str, payload: Any = None, interrupt_id: str | None = None):
+        """Answer an interrupt of ``thread_id`` from the inbox (S6, S7)."""
+        await answer(self, _chat(self), "resolve", str(thread_id), payload, interrupt_id)
+
+    @rx.event(background=True)
+    async def inbox_cancel(self, thread_id: str, interrupt_id: str | None = None):
+        """Abandon (legacy: dismiss) an interrupt of ``thread_id`` from the inbox (S6, S14)."""
+        await answer(self, _chat(self), "cancel", str(thread_id), None, interrupt_id)
+
+    @rx.event(background=True)
+    async def inbox_submit_form(self, form_data: dict[str, Any]):
+        """An inbox card's schema form (S22)."""
+        await submit_form(self, _chat(self), form_data)
+
+    @rx.event(background=True)
+    async def inbox_approve_edited(self, form_data: dict[str, Any]):
+        """An inbox card's "edit and approve" (S22)."""
+        await approve_edited(self, _chat(self), form_data)
