@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from http.cookies import SimpleCookie
 from typing import Any, ClassVar
 
 import reflex as rx
@@ -27,6 +28,7 @@ from .views import MessageRow
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
+OWNER_COOKIE = "interrupt_chat_owner"
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -107,7 +109,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metacla
     notice: str = ""
     loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
     decisions: list[dict[str, str]] = []  # the shown thread's audit trail
-    owner_cookie: str = rx.Cookie("", name="interrupt_chat_owner", max_age=400 * 24 * 3600)  # browsers' max
+    owner_cookie: str = rx.Cookie("", name=OWNER_COOKIE, max_age=400 * 24 * 3600)  # browsers' max
 
     _sessions: dict[str, AgentSession] = {}
     _owner_key: str = ""  # the database key, resolved when the threads are restored
@@ -205,8 +207,9 @@ class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metacla
 
         Called inside the state lock, by :func:`interrupt_chat.persistence.owner_of`.
         """
-        if not self.owner_cookie:
-            self.owner_cookie = new_id("owner")
+        if not self.owner_cookie:  # a state the browser has not hydrated yet: its cookie header knows
+            known = SimpleCookie(self.router.headers.cookie or "").get(OWNER_COOKIE)
+            self.owner_cookie = known.value if known is not None and known.value else new_id("owner")
         return self.owner_cookie
 
     async def agent_headers(self) -> dict[str, str]:

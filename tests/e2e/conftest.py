@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from interrupt_chat.demo_agent import create_app as create_demo_agent
+from tests.postgres import running_postgres
 from tests.unit.agents import serve_in_thread
 
 APP_ROOT = Path(__file__).resolve().parents[2]
@@ -92,9 +93,15 @@ def log_capture() -> Iterator[LogCapture]:
 
 
 @pytest.fixture(scope="session")
-def thread_db_url(tmp_path_factory) -> str:
-    """The app's thread database for this test session (a fresh SQLite file)."""
-    return f"sqlite:///{tmp_path_factory.mktemp('threads') / 'threads.db'}"
+def thread_db_url(tmp_path_factory) -> Iterator[str]:
+    """The app's thread database for this test session: a fresh SQLite file against the dev server, a
+    real PostgreSQL server (started here) against the production build, so the same browser tests
+    cover both databases."""
+    if os.environ.get("RX_HARNESS") == "prod":
+        with running_postgres() as url:
+            yield url
+    else:
+        yield f"sqlite:///{tmp_path_factory.mktemp('threads') / 'threads.db'}"
 
 
 @pytest.fixture(scope="session")

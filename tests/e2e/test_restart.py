@@ -56,3 +56,23 @@ def test_s25_approval_survives_a_backend_restart_without_reload(page: Page, app_
     chat.wait("idle")
     page.wait_for_timeout(500)
     assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == 1
+
+
+def test_s25_after_a_backend_restart_the_approval_is_answered_exactly_once_from_the_inbox(chat, reflex_app,
+                                                                                          demo_agent):
+    chat.interrupt("approval")
+    thread = demo_agent.last_thread()
+    interrupt_id = chat.card().get_attribute("data-interrupt-id")
+    _wipe_backend_states(reflex_app)  # a fresh backend: only the thread database remembers
+    inbox = chat.page.context.new_page()
+    inbox.goto(chat.base_url + "/inbox")
+    item = inbox.locator(f'[data-testid="inbox-item"][data-thread-id="{thread}"]')
+    expect(item).to_have_attribute("data-interrupt-id", interrupt_id)
+    item.get_by_test_id("interrupt-approve").click()
+    expect(inbox.get_by_test_id("inbox-empty")).to_be_visible()
+    chat.card().get_by_test_id("interrupt-approve").click()  # the stale card in the first tab sends nothing
+    chat.wait("idle")
+    expect(chat.cards()).to_have_count(0)  # the tab restored its owner's thread (from the cookie) as it stands
+    expect(chat.messages("user")).to_have_count(1)
+    inbox.wait_for_timeout(500)
+    assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == 1

@@ -857,3 +857,20 @@ async def test_s25_a_thread_answered_in_another_tab_is_shown_as_it_stands_after_
     assert first.chat.status == "idle" and first.ids() == [] and "another window" in first.chat.notice
     await first.cls.on_load_chat.fn(first.chat)  # a reload shows it as it stands
     assert first.chat.status == "idle" and first.ids() == []
+
+
+async def test_an_unreachable_database_leaves_the_chat_working_in_memory_with_one_notice(chats, agents, monkeypatch,
+                                                                                         caplog):
+    from interrupt_chat.persistence import UNAVAILABLE_NOTICE
+    from tests.unit.agents import free_port
+
+    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"postgresql+psycopg://app@127.0.0.1:{free_port()}/nowhere")
+    h = harness(chats, agents, "plain")
+    with caplog.at_level(logging.WARNING, logger="interrupt_chat.persistence"):
+        await h.cls.on_load_chat.fn(h.chat)
+        assert h.chat.notice == UNAVAILABLE_NOTICE and h.chat.error == ""
+        await h.send("approval")  # nothing the user typed is lost: the run goes on in memory
+        assert [r.role for r in conversation(h.chat)][:2] == ["user", "assistant"] and h.chat.status == "interrupted"
+        await h.cls.default_config.resolve.fn(await h.config(), {"approved": True}, h.ids()[0])
+        assert h.chat.status == "idle" and h.chat.notice == UNAVAILABLE_NOTICE
+    assert any("thread database" in r.getMessage() for r in caplog.records)
