@@ -37,6 +37,7 @@ def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
     return rx.box(
         rx.hstack(
             rx.text(card.thread_title, size="2", weight="medium"),
+            rx.badge(card.reason, size="1", variant="soft", color_scheme="gray"),
             rx.cond(card.raised != "", rx.text("since ", card.raised, " UTC", size="1", color_scheme="gray")),
             rx.spacer(),
             rx.link("Open thread", href=chat_path, size="1",

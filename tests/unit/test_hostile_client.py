@@ -169,6 +169,7 @@ async def test_secrets_credential_flow_with_a_bearer_token_agent_leaves_no_trace
         assert secret.encode() not in pickle.dumps(h.chat._sessions)
         for path in tmp_path.iterdir():  # the SQLite file and its write-ahead log
             assert secret.encode() not in path.read_bytes(), path.name
+            assert b"\x80\x04\x95" not in path.read_bytes() and b"\x80\x05\x95" not in path.read_bytes()  # no pickle
         assert secret not in caplog.text
         assert secret not in chat_cls.get_full_name()
     assert store_file.exists()
