@@ -51,7 +51,7 @@ if __package__ in (None, ""):  # run as a file
 from benchmarks._thread import (ROOT, RUNS, THREAD_ID, MemoryRun, best_of, ids, interrupt_id, interrupted_run_events,  # noqa: E402
                                 ms, resume_run_events, run_events, start_run, typed_runs, user_text)
 
-os.environ["INTERRUPT_CHAT_THREAD_STORE"] = "off"  # no SQLite file in the repository (part 3 uses a temp one)
+os.environ["INTERRUPT_CHAT_DB_URL"] = "off"  # no SQLite file in the repository (part 3 uses a temp one)
 os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 
 import reflex as rx  # noqa: E402

@@ -48,7 +48,7 @@ from benchmarks._thread import ROOT, THREAD_ID, MemoryClient, run_events  # noqa
 from interrupt_chat.agui import AgentClient, AgentSession, parse_event  # noqa: E402
 from tests.unit.agents import serve_in_thread  # noqa: E402
 
-os.environ["INTERRUPT_CHAT_THREAD_STORE"] = "off"  # no SQLite file written by a benchmark
+os.environ["INTERRUPT_CHAT_DB_URL"] = "off"  # no SQLite file written by a benchmark
 os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 
 import reflex as rx  # noqa: E402

@@ -5,7 +5,7 @@ call on it, the call's result; topped up with user messages). For each size, aft
 one user message is added and the thread saved again, ``SAVES`` times; the median is printed for:
 
 - the baseline, measured here in the same run: the old pickle store
-  (``interrupt_chat.thread_store.ThreadStore.save``), which pickles the whole session and rewrites
+  (``benchmarks/_pickle_store.ThreadStore.save``, the store the chat used before its database), which pickles the whole session and rewrites
   its one row every time;
 - ``ThreadDB.save`` (``interrupt_chat.threads_db``) on a SQLite file (WAL, default synchronous=FULL,
   like the baseline): the thread row, plus only the message rows that are new or changed. Which

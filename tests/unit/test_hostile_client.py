@@ -135,7 +135,7 @@ class BearerGate:
 
 
 async def test_secrets_credential_flow_with_a_bearer_token_agent_leaves_no_trace(monkeypatch, tmp_path, caplog):
-    """Scan everything a credential flow writes: every state's pickle and vars, the thread store's
+    """Scan everything a credential flow writes: every state's pickle and vars, the thread database's
     file, every log line. Neither the bearer token nor the masked answer may appear (S23)."""
     caplog.set_level(logging.DEBUG)
     store_file = tmp_path / "threads.db"

@@ -756,7 +756,7 @@ async def test_s07_answers_accumulate_across_a_state_round_trip(plain: Harness):
 
 
 async def test_s25_pending_set_survives_a_backend_restart(chats, agents, monkeypatch, tmp_path):
-    """``reflex run`` wipes its disk states on start: the thread store brings the tab's threads back."""
+    """``reflex run`` wipes its disk states on start: the thread database brings the owner's threads back."""
     from reflex.istate.data import SessionData
 
     monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
