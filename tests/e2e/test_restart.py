@@ -72,7 +72,6 @@ def test_s25_after_a_backend_restart_the_approval_is_answered_exactly_once_from_
     expect(inbox.get_by_test_id("inbox-empty")).to_be_visible()
     chat.card().get_by_test_id("interrupt-approve").click()  # the stale card in the first tab sends nothing
     chat.wait("idle")
-    expect(chat.cards()).to_have_count(0)  # the tab restored its owner's thread (from the cookie) as it stands
-    expect(chat.messages("user")).to_have_count(1)
+    expect(chat.cards()).to_have_count(0)
     inbox.wait_for_timeout(500)
     assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == 1
