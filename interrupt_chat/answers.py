@@ -10,16 +10,22 @@ interrupt has its answer, :mod:`.driver` runs the resume.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import reflex as rx
+from ag_ui.core import BaseEvent
 
 from . import driver, persistence, routing
 from .agui import AgentSession, Pending
 from .forms import FormError, check_answer, edited_approval, payload_from_form
 
 if TYPE_CHECKING:
-    from .state import InterruptState
+    from .state import ChatState, InterruptState
 
-__all__ = ["EXPIRED_MESSAGE", "answer", "approve_edited", "audit_entry", "problem_with", "submit_form"]
+__all__ = ["EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "conclude", "decide",
+           "problem_with", "submit_form"]
 
 EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
 ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
@@ -38,36 +44,63 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
             await routing.route(config, chat_cls, chat._session())
             return
         session = chat._session()
-        tracker = session.tracker
-        if verb == "resolve" and tracker.pending is not None and not tracker.sealed:
-            problem = problem_with(tracker.pending, payload, interrupt_id)
-            if problem is not None:
-                _set_card_error(config, *problem)
-                return
-        audit = audit_entry(session, verb, payload, interrupt_id)
-        decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
+        outcome = await decide(chat, session, verb, payload, interrupt_id,
+                               lambda card_id, message: _set_card_error(config, card_id, message))
         payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
-        if decision.kind == "expired":
-            _set_card_error(config, decision.interrupt_id or "", EXPIRED_MESSAGE)
+        if outcome is None:
             return
-        if decision.kind == "ignored":
-            return
-        audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
-        if decision.sends and session.client is not None:
-            session.client.headers = await chat.agent_headers()
-        events = session.submit(decision) if decision.sends else None
-        driver.publish(chat, session, full=True, starting=decision.sends)
+        driver.publish(chat, session, full=True, starting=outcome.events is not None)
         await routing.route(config, chat_cls, session, keep_result=True)
-        config.submitting = decision.sends
-        owner = chat._owner_key
-    notice = persistence.write(owner, None if events is not None else session, audits)  # after the lock
-    if notice or audits:
-        async with config:
+        config.submitting = outcome.events is not None
+    await conclude(config, chat_cls, session, outcome)
+
+
+@dataclass
+class Outcome:
+    """What a recorded answer leads to: the resume run to drive, or the thread to save; the audit entries."""
+
+    events: AsyncGenerator[BaseEvent, None] | None
+    audits: list[persistence.Audit]
+    owner: str
+
+
+async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None,
+                 card_error: Callable[[str, str], None]) -> Outcome | None:
+    """Inside the lock: check the answer, record it with the tracker, start the resume when all are answered.
+
+    Shared by the chat's slot and the approvals inbox (one tracker per thread, so exactly once across
+    both). Returns None when nothing follows: a card error, an expired or an ignored answer (S9-S11).
+    """
+    tracker = session.tracker
+    if verb == "resolve" and tracker.pending is not None and not tracker.sealed:
+        problem = problem_with(tracker.pending, payload, interrupt_id)
+        if problem is not None:
+            card_error(*problem)
+            return None
+    audit = audit_entry(session, verb, payload, interrupt_id)
+    decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
+    if decision.kind == "expired":
+        card_error(decision.interrupt_id or "", EXPIRED_MESSAGE)
+        return None
+    if decision.kind == "ignored":
+        return None
+    audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
+    if decision.sends and session.client is not None:
+        session.client.headers = await chat.agent_headers()
+    return Outcome(session.submit(decision) if decision.sends else None, audits, chat._owner_key)
+
+
+async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
+    """After the lock: save the thread (or leave it to the resume run) and the audit, then drive the resume."""
+    notice = persistence.write(outcome.owner, None if outcome.events is not None else session, outcome.audits)
+    if notice or outcome.audits:
+        async with state:
+            chat = await routing.chat_of(state, chat_cls)
             chat.notice = notice or chat.notice
             chat.decisions = persistence.decision_rows(chat)
-    audits.clear()
-    if events is not None:
-        await driver.drive(config, chat_cls, session, events)
+    outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
+    if outcome.events is not None:
+        await driver.drive(state, chat_cls, session, outcome.events)
 
 
 def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import reflex as rx
 
 from . import driver, persistence, routing
-from .answers import EXPIRED_MESSAGE, audit_entry, problem_with
+from .answers import conclude, decide
 from .cards import Card, build_cards
 from .forms import FormError, edited_approval, payload_from_form
 from .threads_db import ThreadDBError
@@ -65,30 +65,16 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         if session is None or session.tracker.pending is None:
             chat.inbox = _cards(chat)
             return
-        tracker, pending = session.tracker, session.tracker.pending
-        problem = problem_with(pending, payload, interrupt_id) if verb == "resolve" and not tracker.sealed else None
-        if problem is not None:
-            _card_error(chat, thread_id, *problem)
-            return
-        audit = audit_entry(session, verb, payload, interrupt_id)
-        decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
+        outcome = await decide(chat, session, verb, payload, interrupt_id,
+                               lambda card_id, message: _card_error(chat, thread_id, card_id, message))
         payload = None  # S23: the tracker holds it now, in memory only
-        if decision.kind in ("expired", "ignored"):
-            if decision.kind == "expired":
-                _card_error(chat, thread_id, decision.interrupt_id or "", EXPIRED_MESSAGE)
+        if outcome is None:
             return
-        audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
-        if decision.sends and session.client is not None:
-            session.client.headers = await chat.agent_headers()
-        events = session.submit(decision) if decision.sends else None
         if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
-            driver.publish(chat, session, full=True, starting=decision.sends)
+            driver.publish(chat, session, full=True, starting=outcome.events is not None)
             await routing.route(state, chat_cls, session, keep_result=True)
         chat.inbox = _cards(chat)
-        owner = chat._owner_key
-    persistence.write(owner, None if events is not None else session, audits)  # after the lock
-    if events is not None:
-        await driver.drive(state, chat_cls, session, events)
+    await conclude(state, chat_cls, session, outcome)
     await load(state, chat_cls)
 
 
