@@ -11,7 +11,8 @@ streamed in 12 argument deltas, its result; see ``_thread.py``). Every run start
    its tool call, the resume run started as ``AgentSession.submit`` does) at both ends: the resume's
    ``RUN_STARTED`` clears the awaiting mark and its ``TOOL_CALL_RESULT`` is placed after its owner,
    both on a message that is history by then;
-2. the cost of ``to_messages()``, of the whole next-run request body, and of a whole run through
+2. the cost of ``to_messages()`` (from its per-message cache, and built from scratch), of the whole
+   next-run request body, and of a whole run through
    the real ``AgentSession.send()`` + ``stream()`` on an in-memory transport, at the start and the
    end: the request body is linear in the history by nature, paid once per run, not per event;
 3. for contrast, a naive reducer that deep-copies the message list before applying each event (what
@@ -270,8 +271,10 @@ def main() -> None:
     print(f"\n2. to_messages() (once per run: the history sent with the next run)")
     for label, t in ((f"after {WINDOW} runs", small), (f"after {RUNS} runs", transcript)):
         n = len(t.messages)
-        cost = best_of(t.to_messages, 20)
-        print(f"   {label:16s} {n:4d} messages  {ms(cost)}  ({us(cost / n).strip()} per message)")
+        cost = best_of(t.to_messages, 20)  # nothing changed since the last call: every model from the cache
+        uncached = best_of(t._to_messages_uncached, 20)  # every model built again (what it did before the cache)
+        print(f"   {label:16s} {n:4d} messages  cached {ms(cost)}  ({us(cost / n).strip()} per message);"
+              f"  uncached {ms(uncached)}  ({us(uncached / n).strip()} per message)")
     session = AgentSession("http://127.0.0.1:9/", thread_id="thread-bench")
     session.transcript = transcript
 

@@ -1,9 +1,12 @@
 """The reducer: AG-UI events folded into a transcript a chat can draw and send back.
 
-Each event costs O(1) (text and argument deltas are appended to lists, joined on read), except
-the rare structural ones (``TOOL_CALL_RESULT`` placement, ``MESSAGES_SNAPSHOT`` merge). The
-transcript also builds the next run's ``messages`` (assistant ``toolCalls`` included, activity
-messages never sent back), which producers such as pydantic-ai need to resume a tool call.
+Each event costs O(1) (text and argument deltas are appended to lists, joined on read; messages
+are found by id, and by position through an index). ``MESSAGES_SNAPSHOT`` merges by id in time
+linear in the snapshot and the transcript (it speaks for the whole message list). The transcript
+also builds the next run's ``messages`` (assistant ``toolCalls`` included, activity messages never
+sent back), which producers such as pydantic-ai need to resume a tool call: each message's AG-UI
+model is cached and rebuilt only when the message changed, so :meth:`Transcript.to_messages`
+costs one dict lookup per message of history plus one build per changed message.
 """
 
 from __future__ import annotations
@@ -65,7 +68,11 @@ RunStatus = Literal["idle", "running", "finished", "cancelled", "error"]
 
 @dataclass
 class ToolCallView:
-    """A tool call on an assistant message; ``args`` is parsed once the call is complete."""
+    """A tool call on an assistant message; ``args`` is parsed once the call is complete.
+
+    Read it freely; change it only through :class:`Transcript` (its owner caches the wire message
+    built from it and must hear of every change).
+    """
 
     id: str
     name: str
@@ -109,7 +116,10 @@ class ToolCallView:
 
 @dataclass
 class MessageView:
-    """One transcript message. ``role`` follows AG-UI (user, assistant, tool, system, …)."""
+    """One transcript message. ``role`` follows AG-UI (user, assistant, tool, system, …).
+
+    Read it freely; change it only through :class:`Transcript` (see :class:`ToolCallView`).
+    """
 
     id: str
     role: str
@@ -154,6 +164,27 @@ class Transcript:
         self._tail_ids: set[str] = set()
         self._history_dirty = False
         self._tail_dirty = False
+        self._init_indexes()
+
+    def _init_indexes(self) -> None:
+        """The derived indexes, rebuilt from ``messages`` (a new transcript, a pickle, a snapshot)."""
+        self._pos: dict[str, int] = {m.id: i for i, m in enumerate(self.messages)}  # checked on use
+        self._opened: list[MessageView] = [m for m in self.messages if m.streaming]  # all streaming ones
+        # id -> (the view it was built from, its AG-UI message or None, the view's wire key): an
+        # entry stands while its view does not change; every change to a message pops its entry
+        self._wire: dict[str, tuple[MessageView, Message | None, tuple[Any, ...]]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled state without the derived indexes (the message cache would double a pickle)."""
+        state = self.__dict__.copy()
+        for name in ("_pos", "_opened", "_wire"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`__getstate__` (or from a pickle older than the indexes) and rebuild them."""
+        self.__dict__.update(state)
+        self._init_indexes()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -167,6 +198,8 @@ class Transcript:
             self._history_dirty = self._tail_dirty = True
         self.tail_start = len(self.messages)
         self._tail_ids = set()
+        if self._opened:  # forget the messages that ended (amortised O(1) per message)
+            self._opened = [m for m in self._opened if m.streaming]
 
     def take_changes(self) -> tuple[bool, bool]:
         """(history changed, tail changed) since the last call: what a UI must redraw."""
@@ -175,6 +208,8 @@ class Transcript:
         return changes
 
     def _touch(self, message_id: str) -> None:
+        """The message changed: a UI redraws it, and its cached wire message is dropped."""
+        self._wire.pop(message_id, None)
         if message_id in self._tail_ids:
             self._tail_dirty = True
         else:
@@ -220,10 +255,11 @@ class Transcript:
             if call is not None and call.result is None and not call.awaiting:
                 call.failed = True
                 self._touch(call.parent_message_id)
-        for message in self.messages:
+        for message in self._opened:  # every streaming message is in it
             if message.streaming:
                 message.streaming = False
                 self._touch(message.id)
+        self._opened = []
         self._run_tool_calls.clear()
         self.step = None
 
@@ -234,6 +270,7 @@ class Transcript:
             handler(self, event)
 
     def _append(self, message: MessageView) -> MessageView:
+        self._pos[message.id] = len(self.messages)
         self.messages.append(message)
         self._by_id[message.id] = message
         self._tail_ids.add(message.id)
@@ -287,12 +324,17 @@ class Transcript:
 
     def _text_start(self, event: TextMessageStartEvent) -> None:
         message = self._claim(event.message_id, event.role or "assistant", "TEXT_MESSAGE_START")
-        message.streaming = True
+        self._open(message)
         message.name = event.name or message.name
         self._touch(message.id)
 
     def _reasoning_start(self, event: ReasoningMessageStartEvent) -> None:
-        self._claim(event.message_id, "reasoning", "REASONING_MESSAGE_START").streaming = True
+        self._open(self._claim(event.message_id, "reasoning", "REASONING_MESSAGE_START"))
+
+    def _open(self, message: MessageView) -> None:
+        if not message.streaming:
+            message.streaming = True
+            self._opened.append(message)
 
     def _content(self, event: TextMessageContentEvent | ReasoningMessageContentEvent) -> None:
         message = self._by_id.get(event.message_id)
@@ -314,6 +356,8 @@ class Transcript:
             target = self._by_id.get(event.entity_id)
         if target is not None:
             target.encrypted_value = event.encrypted_value
+            owner = target.parent_message_id if isinstance(target, ToolCallView) else target.id
+            self._wire.pop(owner, None)  # sent back with the message: not drawn, so not a UI change
 
     # tool calls
 
@@ -368,7 +412,7 @@ class Transcript:
         message = MessageView(id=event.message_id, role="tool", parts=[content], tool_call_id=event.tool_call_id)
         self._by_id[message.id] = message
         position = self._result_position(call)
-        self.messages.insert(position, message)
+        self._insert(position, message)
         if position >= self.tail_start:
             self._tail_ids.add(message.id)
             self._tail_dirty = True
@@ -376,10 +420,21 @@ class Transcript:
             self.tail_start += 1
             self._history_dirty = True
 
+    def _insert(self, position: int, message: MessageView) -> None:
+        """Insert into ``messages``; the index moves the messages after it (O(1) at the end, the usual case)."""
+        messages, index = self.messages, self._pos
+        messages.insert(position, message)
+        for i in range(position, len(messages)):
+            index[messages[i].id] = i
+
     def _index_of(self, message: MessageView) -> int:
-        """Position by identity, searched from the end: the owner is nearly always recent."""
-        for index in range(len(self.messages) - 1, -1, -1):
-            if self.messages[index] is message:
+        """Position by identity: from the index, checked; a scan from the end if ids repeat."""
+        messages = self.messages
+        index = self._pos.get(message.id, -1)
+        if 0 <= index < len(messages) and messages[index] is message:
+            return index
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index] is message:
                 return index
         raise ValueError(f"message {message.id} is not in the transcript")
 
@@ -425,7 +480,11 @@ class Transcript:
             self._touch(message.id)
 
     def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
-        """Merge by id: existing order kept, snapshot versions swapped in, new ids appended."""
+        """Merge by id: existing order kept, snapshot versions swapped in, new ids appended.
+
+        Dict lookups only: linear in the snapshot plus the transcript (the snapshot speaks for the
+        whole list). A message whose wire form did not change keeps its cached AG-UI model.
+        """
         by_id: dict[str, MessageView] = {}  # a repeated id: one message, its last version, at its first place
         for view in (self._view_from_message(m) for m in event.messages):
             by_id[view.id] = view
@@ -441,12 +500,24 @@ class Transcript:
                 merged.append(message)  # client-only messages the snapshot does not speak for
         merged.extend(view for view in incoming if view.id in by_id)
         history_ids = {m.id for m in self.messages[:self.tail_start]}
-        self.messages = merged
-        self._by_id = {message.id: message for message in merged}
+        self._replace_messages(merged)
         # the tail starts at the first message that was not history: this run's, or new in the snapshot
         self.tail_start = next((i for i, m in enumerate(merged) if m.id not in history_ids), len(merged))
         self._tail_ids = {m.id for m in merged[self.tail_start:]}
         self._history_dirty = self._tail_dirty = True
+
+    def _replace_messages(self, merged: list[MessageView]) -> None:
+        """``merged`` becomes the message list; cached models carry over where the wire key is the same."""
+        old_wire = self._wire
+        self.messages = merged
+        self._by_id = {message.id: message for message in merged}
+        self._init_indexes()
+        wire = self._wire
+        for view in merged:
+            entry = old_wire.get(view.id)
+            # the model is a function of the key: equal keys, equal models (whichever view it came from)
+            if entry is not None and self._cacheable(view) and self._wire_key(view) == entry[2]:
+                wire[view.id] = (view, entry[1], entry[2])
 
     def _view_from_message(self, message: Message) -> MessageView:
         role = message.role
@@ -477,15 +548,50 @@ class Transcript:
     # -- the next run's messages -----------------------------------------------------------------
 
     def to_messages(self) -> list[Message]:
-        """The history to send with the next run: no activity messages, no empty turns."""
+        """The history to send with the next run: no activity messages, no empty turns.
+
+        A new list on every call, of AG-UI models cached per message: a message's model is built
+        again when the message changes (a delta, a result, a snapshot's new version, …), never
+        changed in place. The models are shared between calls: treat them as immutable.
+        """
+        wire = self._wire
         out: list[Message] = []
         for view in self.messages:
-            converted = self._to_message(view)
+            entry = wire.get(view.id)
+            converted = entry[1] if entry is not None and entry[0] is view else self._cache(view)
             if converted is not None:
                 out.append(converted)
         return out
 
     def _to_message(self, view: MessageView) -> Message | None:
+        """One message as :meth:`to_messages` sends it (None for activity and empty turns); cached."""
+        entry = self._wire.get(view.id)
+        return entry[1] if entry is not None and entry[0] is view else self._cache(view)
+
+    def _to_messages_uncached(self) -> list[Message]:
+        """:meth:`to_messages` built from scratch, without the cache (for tests and benchmarks)."""
+        return [m for m in map(self._build_message, self.messages) if m is not None]
+
+    def _cache(self, view: MessageView) -> Message | None:
+        message = self._build_message(view)
+        if self._cacheable(view):
+            self._wire[view.id] = (view, message, self._wire_key(view))
+        return message
+
+    def _cacheable(self, view: MessageView) -> bool:
+        """A change to one of its tool calls reaches it (touches name the call's parent): it owns them all."""
+        ids, calls = view.tool_call_ids, self.tool_calls
+        return not ids or all(i in calls and calls[i].parent_message_id == view.id for i in ids)
+
+    def _wire_key(self, view: MessageView) -> tuple[Any, ...]:
+        """Everything :meth:`_build_message` reads, besides the id: equal keys build equal models."""
+        ids, calls = view.tool_call_ids, self.tool_calls
+        tool_calls = tuple((c.id, c.name, c.args_text, c.encrypted_value)
+                           for c in (calls[i] for i in ids if i in calls)) if ids else ()
+        return (view.role, view.content, view.raw_content, view.name, view.encrypted_value, view.tool_call_id,
+                view.error, tool_calls)
+
+    def _build_message(self, view: MessageView) -> Message | None:
         role = view.role
         content = view.raw_content if view.raw_content is not None else view.content
         if role == "user":
