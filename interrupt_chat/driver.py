@@ -2,21 +2,24 @@
 
 Lifecycle events push at once; other changes wait for the next tick, and a change followed by
 silence (a slow tool, the end of an answer) is still pushed one tick later. The current turn
-has its own var (``live``), so a push does not resend the history (docs/decisions/0006).
+has its own var (``live``), so a push does not resend the history (docs/decisions/0006), and a
+streaming text goes as new characters only (:mod:`interrupt_chat.streaming`, docs/decisions/0011),
+as often as its envelopes are worth it.
 Runs in flight are kept by (client token, chat state) so that a stop button reaches them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 from ag_ui.core import BaseEvent, EventType
+from reflex_base.event import Event
+from reflex_base.event.context import EventContext
 
-from . import persistence, routing
+from . import persistence, routing, runs, streaming
 from .agui import AgentSession
 from .views import message_rows, thread_rows
 
@@ -24,37 +27,41 @@ if TYPE_CHECKING:
     from .state import ChatState
 
 __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
-           "stop"]
+           "resync", "stop"]
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
+STREAMED = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CONTENT, EventType.TOOL_CALL_ARGS})
+STARTS = frozenset({EventType.TEXT_MESSAGE_START, EventType.REASONING_MESSAGE_START, EventType.TOOL_CALL_START})
+ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the websocket frame's envelope (measured)
+STREAM_RATIO = 1.5  # at most this many envelope bytes per streamed character, over a run
+STREAM_IDLE = 0.3  # seconds without new text that count as a pause: what waits is pushed
+MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agents: fewer than 10 tokens/s)
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
 
-_LIVE: dict[tuple[str, str], AgentSession] = {}
+async def stop(client_token: str, chat_name: str) -> bool:
+    """Stop the run in flight for this tab's chat, if any, in whichever worker drives it (stop button)."""
+    return await runs.stop((client_token, chat_name))
 
 
-def stop(client_token: str, chat_name: str) -> bool:
-    """Stop the run in flight for this tab's chat, if any (stop button)."""
-    session = _LIVE.get((client_token, chat_name))
-    return session is not None and session.cancel()
-
-
-def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False) -> None:
+def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
+            redraw: bool = False) -> None:
     """Copy the session's transcript and status into the chat's vars (inside the lock).
 
     The conversation is ``messages`` (the history) followed by ``live`` (the current turn: the
     user's message through its resumes); streaming touches only ``live``. ``starting``: a run is
-    about to start, show it as running already.
+    about to start, show it as running already. ``redraw``: the frozen texts changed (see
+    :mod:`interrupt_chat.streaming`), so ``live`` is rebuilt even if the transcript did not change.
     """
     transcript = session.transcript
     history, tail = transcript.take_changes()
     split = transcript.tail_start
     if full or history:
         _assign(chat, "messages", message_rows(transcript.messages[:split], transcript))
-    if full or tail:
-        _assign(chat, "live", message_rows(transcript.messages[split:], transcript))
+    if full or tail or redraw:
+        _assign(chat, "live", message_rows(transcript.messages[split:], transcript, session.thread_id, chat._frozen))
     pending = session.tracker.pending
     # The last run's failure wins over a re-offered set (S15): the error is what just happened.
     status = ("running" if session.running or starting else "error" if session.error
@@ -92,7 +99,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
         chat.loaded = True
         chat.decisions = persistence.decision_rows(chat)
         session = chat._session()
-        publish(chat, session, full=True)
+        publish(chat, session, full=True, starting=chat.status == "running")  # another worker's run (orphans.py)
         await routing.route(state, chat_cls, session)
     return chat
 
@@ -107,34 +114,37 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 events: AsyncGenerator[BaseEvent, None]) -> None:
     """Stream a run into the view, then surface its pending set (S3), save the thread, count down."""
     key = (state.router.session.client_token, chat_cls.get_full_name())
-    _LIVE[key] = session
+    await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
+    outbox = streaming.Outbox(session.thread_id)
 
     async def push(route: bool) -> None:
+        chunks: list[streaming.Chunk] = []
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             if chat.thread_id == session.thread_id:  # the view may show another thread now (S25)
-                publish(chat, session)
+                chunks = _stream(chat, session, outbox)
                 if route:
                     await routing.route(state, chat_cls, session)  # S4: RUN_STARTED removes the card
+        await _emit(chunks)
 
     throttle = _Throttle(push)
     try:
         async for event in events:
-            await throttle.event(event.type)
+            await throttle.event(event)
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
-        if _LIVE.get(key) is session:
-            del _LIVE[key]
-        call = None
+        await runs.remove(key, session)
+        call, chunks = None, []
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             if chat.thread_id == session.thread_id:
-                publish(chat, session, full=True)
+                chunks = _stream(chat, session, outbox, full=True)
                 call = await routing.route(state, chat_cls, session)
             else:
                 keep(chat, session)
             owner = chat._owner_key
+        await _emit(chunks)
         notice = persistence.write(owner, session)  # after the lock; a plain call, so nothing runs in between
         if notice:
             async with state:
@@ -142,8 +152,49 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     await routing.settle(state, chat_cls, call)
 
 
+def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False
+            ) -> list[streaming.Chunk]:
+    """Publish, with streaming texts frozen in the var; return the chunks that carry the rest (in the lock)."""
+    frozen = dict(chat._frozen)
+    chunks = outbox.prepare(frozen, session.transcript, resync=chat._resync)
+    redraw = chat._resync or frozen != chat._frozen
+    if redraw:
+        chat._frozen, chat._resync = frozen, False
+    publish(chat, session, full=full, redraw=redraw)
+    return chunks
+
+
+def resync(chat: ChatState) -> None:
+    """The page lacks part of a streamed text (a reload, a lost chunk): the var carries the texts whole.
+
+    A run in flight re-freezes them at its next push (only it knows the texts so far, and it may be
+    another worker's); otherwise the var gets them now.
+    """
+    if chat.status == "running":
+        chat._resync = True
+    elif chat._frozen:
+        chat._frozen = {}
+        publish(chat, chat._session(), redraw=True)
+
+
+async def _emit(chunks: list[streaming.Chunk]) -> None:
+    """Send chunks to this tab as one ``_call_script`` event (after the lock: the var delta goes first)."""
+    if not chunks:
+        return
+    try:
+        context = EventContext.get()
+    except LookupError:  # no event context (a script driving the state directly): nobody to send to
+        return
+    await context.emit_event(Event(name="_call_script", payload={"javascript_code": streaming.script(chunks)}))
+
+
 class _Throttle:
-    """Pushes on lifecycle events and at most once per tick otherwise, with a trailing push."""
+    """When to push: lifecycle events at once, other changes at most once per tick, with a trailing push.
+
+    Streamed text is paid for in envelopes: a push that only carries text is sent when the text
+    waiting is worth its envelope (``STREAM_RATIO``), so the bytes stay near the text's own at any
+    token rate; the first text of a message goes at once, and a pause sends what waits.
+    """
 
     def __init__(self, push: Callable[[bool], Awaitable[None]]) -> None:
         self._push = push
@@ -151,23 +202,61 @@ class _Throttle:
         self._timer: asyncio.TimerHandle | None = None  # the trailing push, armed while a change waits
         self._trailing: asyncio.Future[None] | None = None
         self._last = 0.0
+        self._due = 0.0  # when the waiting text goes anyway: a pause, or its longest wait (trailing push)
+        self._since = 0.0  # when the oldest waiting text arrived
+        self._waiting = 0  # streamed characters not pushed yet
+        self._streamed = 0  # streamed characters pushed
+        self._envelopes = 0  # pushes that carried streamed text
+        self._fresh = False  # a message started: its first text goes at once
 
-    async def event(self, kind: EventType) -> None:
-        now = time.monotonic()
-        if kind in FLUSH_NOW or now - self._last >= PUSH_INTERVAL:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            self._last = now
-            await self._push(kind == EventType.RUN_STARTED)
-        elif self._timer is None:
-            self._timer = self._loop.call_later(self._last + PUSH_INTERVAL - now, self._fire)
+    async def event(self, event: BaseEvent) -> None:
+        kind = event.type
+        now = self._loop.time()
+        text = kind in STREAMED
+        if text:
+            if not self._waiting:
+                self._since = now
+            self._waiting += len(getattr(event, "delta", "") or "")
+            self._due = min(now + STREAM_IDLE, self._since + MAX_TEXT_WAIT)
+        first = text and self._fresh
+        if kind in FLUSH_NOW or first or (
+                now - self._last >= PUSH_INTERVAL and (not self._waiting or self._affordable())):
+            self._fresh = kind in STARTS
+            await self._now(now, kind == EventType.RUN_STARTED, free=first)
+            return
+        self._fresh = self._fresh or kind in STARTS
+        if self._timer is None:
+            delay = STREAM_IDLE if self._waiting else self._last + PUSH_INTERVAL - now
+            self._timer = self._loop.call_later(max(delay, 0.0), self._fire)
 
-    def _fire(self) -> None:  # nothing new within a tick: push what waits (its own task; the lock serializes)
+    def _affordable(self) -> bool:
+        return (self._envelopes + 1) * ENVELOPE_BYTES <= STREAM_RATIO * (self._streamed + self._waiting)
+
+    async def _now(self, now: float, route: bool, *, free: bool = False) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._last = now
+        self._account(free)
+        await self._push(route)
+
+    def _account(self, free: bool = False) -> None:
+        """Count the waiting text as pushed; a message's first text is a one-off cost, outside the budget."""
+        if self._waiting:
+            self._envelopes += not free
+            self._streamed += self._waiting
+            self._waiting = 0
+
+    def _fire(self) -> None:  # nothing new for a while: push what waits (its own task; the lock serializes)
+        now = self._loop.time()
+        if self._waiting and now < self._due:  # text is still flowing: wait for a pause, or its envelope
+            self._timer = self._loop.call_later(self._due - now, self._fire)
+            return
         if self._trailing is not None and not self._trailing.done():  # the previous one is still pushing
             self._timer = self._loop.call_later(PUSH_INTERVAL, self._fire)
             return
-        self._timer, self._last = None, time.monotonic()
+        self._timer, self._last = None, now
+        self._account()
         self._trailing = asyncio.ensure_future(self._push(False))
 
     async def close(self) -> None:

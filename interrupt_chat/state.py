@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, persistence, routing
+from . import answers, driver, orphans, persistence, routing
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
@@ -92,7 +92,8 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
+class ChatState(ThreadListHandlers, InboxHandlers, orphans.RunWatchHandlers, rx.State, mixin=True,
+                metaclass=ConcreteSubclasses):
     """The conversation of one ``chat()``: messages, run status, threads.
 
     ``chat()`` makes one concrete subclass per configuration of the chat (see :mod:`.registry`).
@@ -115,6 +116,8 @@ class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metacla
     _owner_key: str = ""  # the database key, resolved when the threads are restored
     _summaries: list[ThreadSummary] = []  # the owner's threads in the database, newest first
     _titles: dict[str, str] = {}  # titles given here (what a rename shows at once, or without a database)
+    _frozen: dict[str, int] = {}  # stream key -> characters of that text the var holds (streaming.py)
+    _resync: bool = False  # the page lacks streamed text: the run's next push sends it whole
 
     agent_url: ClassVar[str | None] = None
     headers: ClassVar[dict[str, str] | Callable[[ChatState], dict[str, str]]] = {}  # to the agent; never kept
@@ -138,7 +141,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metacla
             return
         async with self:
             session = (await driver.ready(self, self.__class__))._session()
-            self.notice = ("Wait for the current answer, or stop it." if session.running
+            self.notice = ("Wait for the current answer, or stop it." if session.running or self.status == "running"
                            else "Answer or cancel the agent's request first." if session.tracker.pending is not None
                            else "")
             if self.notice:
@@ -153,9 +156,14 @@ class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metacla
         await driver.drive(self, self.__class__, session, events)
 
     @rx.event
-    def stop(self):
-        """Stop the run in flight (stop button)."""
-        driver.stop(self.router.session.client_token, self.get_full_name())
+    def resync_stream(self):
+        """The page misses part of a streamed text (``stream_text``'s ``on_gap``): send them whole."""
+        driver.resync(self)
+
+    @rx.event
+    async def stop(self):
+        """Stop the run in flight (stop button), whichever worker drives it."""
+        await driver.stop(self.router.session.client_token, self.get_full_name())
 
     @rx.event
     def new_thread(self):
@@ -188,6 +196,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rx.State, mixin=True, metacla
         """Page (re)load: re-surface the pending set (S25) and restart expiry countdowns."""
         async with self:
             self.loaded = False  # a (re)load re-surfaces the thread, and restores it in a fresh state
+            driver.resync(self)  # a new page has none of the streamed texts
             await driver.ready(self, self.__class__)
             if not self._client().url:
                 self.error = NO_AGENT_MESSAGE

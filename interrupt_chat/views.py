@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .agui import AgentSession, MessageView, Transcript
+from .streaming import args_key, text_key
 
 if TYPE_CHECKING:
     from .threads_db import ThreadSummary
@@ -33,6 +34,8 @@ class ToolCallRow:
     result: str
     rejected: bool = False  # its approval was denied or cancelled
     result_id: str = ""  # the tool message drawn inside this card ("" when it is drawn as its own row)
+    stream: str = ""  # the arguments' stream key while they are frozen in the var (streaming.py)
+    streaming: bool = False
 
 
 @dataclass
@@ -44,41 +47,61 @@ class MessageRow:
     content: str
     tool_calls: list[ToolCallRow]
     streaming: bool
+    stream: str = ""  # the text's stream key while it is frozen in the var (streaming.py)
 
 
-def message_rows(messages: Sequence[MessageView], transcript: Transcript) -> list[MessageRow]:
+@dataclass(frozen=True)
+class _Frozen:
+    """Which texts the var holds only a prefix of: ``ChatState._frozen`` and the thread it keys."""
+
+    thread_id: str
+    lengths: Mapping[str, int]
+
+
+def message_rows(messages: Sequence[MessageView], transcript: Transcript, thread_id: str = "",
+                 frozen: Mapping[str, int] | None = None) -> list[MessageRow]:
     """The rows for ``messages`` (a slice of ``transcript.messages``), skipping what is not drawn.
 
     A tool result is drawn once: inside its call's card when both are in the slice (the card then
-    carries the result message's id), else as a row of its own.
+    carries the result message's id), else as a row of its own. A text in ``frozen`` (stream key
+    to length, see :mod:`interrupt_chat.streaming`) carries only that prefix and its stream key.
     """
     drawn_calls = {call_id for message in messages for call_id in message.tool_call_ids}
     results: dict[str | None, str] = {m.tool_call_id: m.id for m in messages
                                       if m.role == "tool" and m.tool_call_id in drawn_calls}
+    cut = _Frozen(thread_id, frozen) if frozen else None
     return [row for message in messages
             if not (message.role == "tool" and message.tool_call_id in results)
-            and (row := _message_row(message, transcript, results))]
+            and (row := _message_row(message, transcript, results, cut))]
 
 
-def _message_row(message: MessageView, transcript: Transcript, results: Mapping[str | None, str]) -> MessageRow | None:
+def _message_row(message: MessageView, transcript: Transcript, results: Mapping[str | None, str],
+                 cut: _Frozen | None) -> MessageRow | None:
     """A message's row; None for roles the chat does not draw and for empty assistant turns."""
     if message.role not in DRAWN_ROLES:
         return None
-    calls = [_tool_call_row(transcript, call_id, results.get(call_id, "")) for call_id in message.tool_call_ids]
+    calls = [_tool_call_row(transcript, call_id, results.get(call_id, ""), cut) for call_id in message.tool_call_ids]
     rows = [call for call in calls if call is not None]
     if message.role == "assistant" and not message.content and not rows and not message.streaming:
         return None
-    return MessageRow(id=message.id, role=message.role, content=message.content, tool_calls=rows,
-                      streaming=message.streaming)
+    content, stream = message.content, ""
+    if cut is not None and (length := cut.lengths.get(key := text_key(cut.thread_id, message.id))) is not None:
+        content, stream = content[:length], key
+    return MessageRow(id=message.id, role=message.role, content=content, tool_calls=rows,
+                      streaming=message.streaming, stream=stream)
 
 
-def _tool_call_row(transcript: Transcript, call_id: str, result_id: str) -> ToolCallRow | None:
+def _tool_call_row(transcript: Transcript, call_id: str, result_id: str, cut: _Frozen | None) -> ToolCallRow | None:
     call = transcript.tool_calls.get(call_id)
     if call is None:
         return None
     args = json.dumps(call.args, indent=2, ensure_ascii=False) if call.args is not None else call.args_text
+    stream = ""
+    if cut is not None and (length := cut.lengths.get(key := args_key(cut.thread_id, call.id))) is not None:
+        args, stream = call.args_text[:length], key
     return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args,
-                       result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id)
+                       result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id,
+                       stream=stream, streaming=call.status == "streaming")
 
 
 def thread_rows(sessions: Mapping[str, AgentSession], current: str, summaries: Sequence[ThreadSummary] = (),

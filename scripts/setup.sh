@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent set-up for a fresh machine: Debian Chromium and PostgreSQL, a venv with the pinned deps, bun.
+# Idempotent set-up for a fresh machine: Debian Chromium, PostgreSQL and Redis, a venv with the pinned deps, bun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
@@ -15,6 +15,14 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
   else
     echo "PostgreSQL is missing: install Debian's 'postgresql' package (the thread database tests need it)" >&2
+  fi
+fi
+# The scale-out browser tests (tests/scale/) start a real Redis server: Reflex's state manager with several workers.
+if ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  else
+    echo "redis-server is missing: install Debian's 'redis-server' package (the scale-out tests need it)" >&2
   fi
 fi
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: set-up (idempotent), the core's no-Reflex contract, lint and types, unit tests, browser tests.
+# Every test: set-up (idempotent), the core's no-Reflex contract, lint and types, unit tests, browser tests
+# (the scale-out ones in tests/scale run the app with `reflex run --env prod`, two workers and Redis).
 # Unit and browser tests run as separate pytest processes (AppHarness reloads the app module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,5 +14,6 @@ echo "lint: ruff OK"
 $py -m mypy --no-error-summary # configured in pyproject.toml ([tool.mypy]): the whole package
 echo "types: mypy OK"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
+$py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)
 $py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite)
 RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e "$@"    # production build

@@ -141,6 +141,15 @@ class AgentSession:
         self._run.cancel()
         return True
 
+    def abandon(self, message: str) -> None:
+        """End the run in flight as failed with ``message``: the process that drove it is gone.
+
+        For a copy of the session (restored from a shared state) whose run another process drove.
+        The run may have started, so it fails like a run that broke off mid-stream (S5, S15).
+        """
+        self._run, self._claimed = None, False
+        self._failed(message)
+
     async def stream(self, run_input: RunAgentInput, *, resuming: bool = False) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent; yield each event after it has been applied to transcript and tracker."""
         self._claimed = False

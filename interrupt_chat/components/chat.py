@@ -65,8 +65,8 @@ def _messages(state: type[ChatState]) -> rx.Component:
             (state.messages.length() == 0) & (state.live.length() == 0),
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"), class_name="ic-empty"),
         ),
-        rx.foreach(state.messages, message_row),
-        rx.foreach(state.live, message_row),
+        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream)),
+        rx.foreach(state.live, lambda row: message_row(row, state.resync_stream)),
         class_name="ic-messages",
         custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true"},
     )
@@ -116,6 +116,11 @@ def _loader(state: type[ChatState]) -> rx.Component:
     """Load the owner's threads whenever the backend's state has not (the chat's own mount reloads them).
 
     After a backend restart, even without a reload, the reconnect hydrates ``loaded = False``,
-    which mounts this again.
+    which mounts this again. While the chat shows a run, every (re)connection (a new socket session
+    id) mounts a watcher that ends the run if the worker driving it is gone (:mod:`..orphans`).
     """
-    return rx.cond(state.loaded, rx.fragment(), rx.box(on_mount=state.ensure_loaded, display="none"))
+    return rx.fragment(
+        rx.cond(state.loaded, rx.fragment(), rx.box(on_mount=state.ensure_loaded, display="none")),
+        rx.cond(state.status == "running",  # the key remounts the inner box (its on_mount) on every connection
+                rx.box(rx.box(on_mount=state.watch_run), key=rx.State.router.session.session_id, display="none")),
+    )

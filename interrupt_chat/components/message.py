@@ -6,6 +6,8 @@ from typing import Any
 
 import reflex as rx
 
+from .stream_text import stream_text
+
 __all__ = ["message_row", "safe_markdown", "tool_call_card"]
 
 _STATUS_COLOR = {
@@ -22,8 +24,11 @@ def safe_markdown(source: Any) -> rx.Component:
     return rx.markdown(source, use_raw=False, use_math=False, use_katex=False, class_name="ic-markdown")
 
 
-def tool_call_card(call: Any) -> rx.Component:
-    """One tool call (a ``ToolCallRow`` var): name, status badge, arguments and result."""
+def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
+    """One tool call (a ``ToolCallRow`` var): name, status badge, arguments (streamed) and result.
+
+    ``on_gap``: the chat state's ``resync_stream`` (the page asks for streamed text it missed).
+    """
     status = call.status
     return rx.box(
         rx.hstack(
@@ -43,7 +48,7 @@ def tool_call_card(call: Any) -> rx.Component:
             align="center",
             width="100%",
         ),
-        rx.el.pre(call.args, class_name="ic-args"),
+        stream_text(call, call.args, on_gap, tag="pre", class_name="ic-args"),
         rx.cond(  # the tool's result message, drawn here rather than as a row of its own (shown once)
             call.result_id != "",
             rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result",
@@ -55,22 +60,27 @@ def tool_call_card(call: Any) -> rx.Component:
     )
 
 
-def _bubble(row: Any, body: rx.Component, role: str) -> rx.Component:
+def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any) -> rx.Component:
     return rx.box(
         body,
-        rx.foreach(row.tool_calls, tool_call_card),
+        rx.foreach(row.tool_calls, lambda call: tool_call_card(call, on_gap)),
         class_name=f"ic-message ic-{role}",
         custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row.id},
     )
 
 
-def message_row(row: Any) -> rx.Component:
-    """Draw one row by role. Agent strings are text or sanitized markdown only (S24)."""
+def message_row(row: Any, on_gap: Any = None) -> rx.Component:
+    """Draw one row by role. Agent strings are text or sanitized markdown only (S24).
+
+    An answer, reasoning and tool-call arguments stream in as new characters only
+    (:mod:`interrupt_chat.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
+    """
     return rx.match(
         row.role,
-        ("user", _bubble(row, rx.text(row.content, class_name="ic-user-text"), "user")),
-        ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool")),
-        ("reasoning", rx.box(rx.text(row.content, size="1", color_scheme="gray"), class_name="ic-reasoning",
-                             custom_attrs={"data-testid": "reasoning"})),
-        _bubble(row, rx.cond(row.content != "", safe_markdown(row.content)), "assistant"),
+        ("user", _bubble(row, rx.text(row.content, class_name="ic-user-text"), "user", on_gap)),
+        ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool", on_gap)),
+        ("reasoning", rx.box(stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
+                             class_name="ic-reasoning", custom_attrs={"data-testid": "reasoning"})),
+        _bubble(row, stream_text(row, row.content, on_gap, markdown=True, class_name="ic-markdown"), "assistant",
+                on_gap),
     )

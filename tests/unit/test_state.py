@@ -32,6 +32,9 @@ from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState, InterruptState
 from tests.unit.agents import serve_in_thread
+from tests.unit.page import Page
+
+PAGE = Page()
 
 pytestmark = pytest.mark.loopback
 
@@ -171,6 +174,15 @@ def _forget_calls():
     CALLS.clear()
 
 
+@pytest.fixture(autouse=True)
+def page() -> Iterator[Page]:
+    """The tab: every test's handlers run as its events, so streamed chunks reach it."""
+    global PAGE
+    PAGE = Page()
+    with PAGE.attached():
+        yield PAGE
+
+
 class Harness:
     """One browser tab's worth of state: a fresh root with every substate."""
 
@@ -224,15 +236,15 @@ async def start_long_run(h: Harness) -> asyncio.Task:
     task = asyncio.create_task(h.send("long"))
     for _ in range(500):
         await asyncio.sleep(0.01)
-        if h.chat.status == "running" and any(row.role == "assistant" and row.content for row in h.chat.live):
+        if h.chat.status == "running" and any(row.role == "assistant" and row.content for row in conversation(h.chat)):
             return task
     task.cancel()
     raise AssertionError("the long run did not start streaming")
 
 
 def conversation(chat: ChatState) -> list:
-    """Every row the chat draws: the history, then the current turn."""
-    return [*chat.messages, *chat.live]
+    """Every row the chat draws: the history, then the current turn, with the texts the page shows."""
+    return [*chat.messages, *(PAGE.show(row) for row in chat.live)]
 
 
 def roles(h: Harness) -> list[str]:
@@ -302,7 +314,7 @@ async def test_stop_ends_a_streaming_run(chats, agents):
     task = await start_long_run(h)
     await h.send("hello")  # one run at a time
     assert h.chat.notice == "Wait for the current answer, or stop it." and len(h.records()) == 1
-    h.chat.stop()
+    await h.chat.stop()
     await asyncio.wait_for(task, 10)
     assert h.chat.status == "idle" and h.chat.error == ""
     assert roles(h) == ["user", "assistant"] and not conversation(h.chat)[1].streaming

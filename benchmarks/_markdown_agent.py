@@ -1,0 +1,152 @@
+"""A paced, LLM-free AG-UI agent that streams one long markdown answer (its own process, 127.0.0.1).
+
+Every run answers with the same markdown document (headings, paragraphs, lists, code, a table),
+cut into ``--deltas`` ``TEXT_MESSAGE_CONTENT`` deltas of 4 characters, like LLM tokens. The user's
+message sets the pace: ``rate:<deltas per second>`` (``rate:0``: unpaced, as fast as the socket
+takes them), on an absolute schedule. The first delta is ``BEGIN_MARK`` and the last one
+``END_MARK``, so a page can tell when each is drawn. ``GET /sent`` returns, for the last
+run, the wall-clock time (``time.time()``) just before the first and the last delta were written.
+
+    python -m benchmarks._markdown_agent --deltas 4000    # prints "PORT <n>" once listening
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import socket
+import sys
+import time
+import uuid
+from typing import Any
+
+from ag_ui.core import (
+    RunAgentInput,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+)
+from ag_ui.encoder import EventEncoder
+
+RATE = re.compile(r"rate:(\d+(?:\.\d+)?)")
+_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+DELTA_CHARS = 4
+BEGIN_MARK, END_MARK = "Zq7x", "Qz9w"  # one delta each, found nowhere else in the answer
+
+_SECTION = """## Section {n}: what the agent found
+
+The request touches **{n} services** and a handful of `config` files. Here is the plan, step by
+step, with the reasoning behind each change so that a reviewer can follow it without the logs.
+
+- Read the current settings and keep a copy of them
+- Change the timeout from `30s` to `45s` where the *slow* path needs it
+- Run the checks again and compare the numbers with the last run
+
+```python
+def retry(call, attempts={n}):
+    for attempt in range(attempts):
+        if call():
+            return attempt
+    raise TimeoutError("gave up")
+```
+
+| step | owner | minutes |
+|------|-------|---------|
+| read | agent | {n} |
+| test | ci    | 12 |
+
+"""
+
+
+def answer_text(deltas: int) -> str:
+    """The answer: ``deltas`` × 4 characters of markdown, framed by the markers."""
+    size = deltas * DELTA_CHARS
+    head, tail = BEGIN_MARK, END_MARK
+    body, n = "\n\n", 1
+    while len(body) < size:
+        body += _SECTION.format(n=n)
+        n += 1
+    body = head + body[:size - len(head) - len(tail)] + tail
+    return body
+
+
+class MarkdownAgent:
+    """Raw ASGI app: no framework between the event loop and the socket (keeps the agent's CPU small)."""
+
+    def __init__(self, deltas: int) -> None:
+        self.deltas = deltas
+        self.encoder = EventEncoder()
+        self.last: dict[str, Any] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                while (await receive())["type"] != "lifespan.shutdown":
+                    pass
+            return
+        if scope["method"] == "GET":
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": json.dumps(self.last).encode()})
+            return
+        raw = b""
+        while True:
+            message = await receive()
+            raw += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        await self._run(RunAgentInput.model_validate_json(raw), send)
+
+    async def _run(self, body: RunAgentInput, send: Any) -> None:
+        users = [m for m in body.messages if m.role == "user"]
+        found = RATE.search(str(users[-1].content)) if users else None
+        rate = float(found.group(1)) if found else 0.0
+        run = uuid.uuid4().hex[:8]
+        text = answer_text(self.deltas)
+        self.last = {"run": run, "chars": len(text), "bytes": len(text.encode()), "rate": rate}
+        encode, message_id = self.encoder.encode, f"msg-{run}"
+        loop = asyncio.get_running_loop()
+        await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
+        head = encode(RunStartedEvent(thread_id=body.thread_id, run_id=body.run_id))
+        head += encode(TextMessageStartEvent(message_id=message_id, role="assistant"))
+        await send({"type": "http.response.body", "body": head.encode(), "more_body": True})
+        start = loop.time()
+        for seq in range(self.deltas):
+            if rate:
+                delay = start + seq / rate - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            frame = encode(TextMessageContentEvent(message_id=message_id,
+                                                   delta=text[seq * DELTA_CHARS:(seq + 1) * DELTA_CHARS]))
+            now = time.time()
+            self.last.setdefault("first_sent", now)
+            self.last["last_sent"] = now
+            await send({"type": "http.response.body", "body": frame.encode(), "more_body": True})
+            if not rate and seq % 64 == 63:
+                await asyncio.sleep(0)  # unpaced, but let the server flush
+        tail = encode(TextMessageEndEvent(message_id=message_id))
+        tail += encode(RunFinishedEvent(thread_id=body.thread_id, run_id=body.run_id))
+        await send({"type": "http.response.body", "body": tail.encode(), "more_body": False})
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deltas", type=int, default=4000)
+    args = parser.parse_args(argv)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(MarkdownAgent(args.deltas), lifespan="off", log_level="warning", access_log=False)
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    sys.stdout.flush()
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+"""Scale-out browser tests: the real app on Reflex's own engine, two granian workers sharing Redis.
+
+``reflex run --env prod`` runs as a subprocess in its own process group, with ``GRANIAN_WORKERS=2``,
+``REFLEX_REDIS_URL`` (a ``redis-server`` started here), the scripted demo agent on its own loopback
+port, a SQLite thread database in a temporary folder, one free loopback port (prod serves the
+frontend from the backend) and its own web directory (``REFLEX_WEB_WORKDIR``), so it never touches
+the ``.web`` the other browser tests build. The pages' backend URL (``REFLEX_API_URL``: the websocket)
+is a TCP proxy in this process, as a load balancer would be; psutil then tells which worker serves a
+tab's websocket (the one connected to the proxy's upstream socket) and which worker drives a run
+(the one connected to the demo agent).
+
+Run as its own pytest process, after ``. scripts/env.sh`` like every reflex command (``scripts/test.sh``);
+``tests/e2e`` does not collect it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from playwright.sync_api import Page, expect
+
+from interrupt_chat.demo_agent import create_app as create_demo_agent
+from tests.e2e.conftest import ARTIFACTS, Chat, DemoAgent, browser_type_launch_args  # noqa: F401 - a fixture
+from tests.redis_server import running_redis
+from tests.unit.agents import free_port, serve_in_thread
+
+APP_ROOT = Path(__file__).resolve().parents[2]
+REFLEX = str(Path(sys.executable).parent / "reflex")  # the reflex of the venv running the tests
+WEB_DIR = Path(tempfile.gettempdir()) / "interrupt_chat-scale-web"  # kept between runs: a warm build
+AGENT_DELAY = 0.02  # seconds per streamed delta: the "long" answer takes 40 s, ample time to act mid-stream
+START_TIMEOUT = 240.0
+
+expect.set_options(timeout=20_000)
+
+
+class ScaleApp:
+    """``reflex run --env prod`` with two workers on Redis; started, killed and restarted by the tests."""
+
+    def __init__(self, env: dict[str, str], port: int, log: Path) -> None:
+        self.env, self.port, self.log = env, port, log
+        self.url = f"http://127.0.0.1:{port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen([REFLEX, "run", "--env", "prod", "--backend-host", "127.0.0.1"],
+                                            cwd=APP_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"the app exited ({self.process.returncode}):\n{self.tail()}", pytrace=False)
+            if _ok(self.url + "/ping") and _ok(self.url + "/") and len(self.workers()) == 2:
+                return
+            time.sleep(0.5)
+        pytest.fail(f"the app did not start within {START_TIMEOUT:.0f} s:\n{self.tail()}", pytrace=False)
+
+    def stop(self) -> None:
+        """End the whole process group (the CLI, granian's workers, anything they started)."""
+        if self.process is None:
+            return
+        pgid = self.process.pid
+        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.process.wait(wait)
+                deadline = time.monotonic() + wait
+                while _group_alive(pgid) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                if not _group_alive(pgid):
+                    break
+            except subprocess.TimeoutExpired:
+                continue
+        self.process = None
+
+    def tail(self, chars: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+    def workers(self) -> list[psutil.Process]:
+        """Granian's worker processes (children of the ``reflex run`` process, which is granian's supervisor)."""
+        if self.process is None or self.process.poll() is not None:
+            return []
+        try:
+            children = psutil.Process(self.process.pid).children()
+        except psutil.NoSuchProcess:
+            return []
+        return [c for c in children if _alive(c) and "reflex" in " ".join(_cmdline(c))]
+
+    def websockets(self) -> dict[int, int]:
+        """The open websockets: the proxy's upstream port -> the pid of the worker serving it."""
+        upstream = {c.laddr.port for c in psutil.Process().net_connections("tcp")
+                    if c.raddr and c.raddr.port == self.port and c.status == psutil.CONN_ESTABLISHED}
+        found = {}
+        for worker in self.workers():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                found.update({c.raddr.port: worker.pid for c in worker.net_connections("tcp")
+                              if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == self.port
+                              and c.raddr and c.raddr.port in upstream})
+        return found
+
+    def websocket_workers(self) -> Counter[int]:
+        """Worker pid -> number of websockets it serves."""
+        return Counter(self.websockets().values())
+
+    def run_workers(self, agent_port: int) -> set[int]:
+        """The workers with a request open to the agent: the ones driving a run."""
+        found = set()
+        for worker in self.workers():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if any(c.raddr and c.raddr.port == agent_port and c.status == psutil.CONN_ESTABLISHED
+                       for c in worker.net_connections("tcp")):
+                    found.add(worker.pid)
+        return found
+
+
+class TcpProxy:
+    """A TCP proxy on a free loopback port to ``127.0.0.1:target`` (the pages' backend URL), in a thread."""
+
+    def __init__(self, target: int) -> None:
+        self.target, self.port = target, free_port()
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name=f"proxy-{self.port}")
+
+    def __enter__(self) -> TcpProxy:
+        self._thread.start()
+        assert self._started.wait(10), "the proxy did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", self.port))
+        self._started.set()
+        try:
+            self._loop.run_forever()
+        finally:
+            server.close()
+            tasks = asyncio.all_tasks(self._loop)
+            for task in tasks:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            self._loop.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()
+
+
+def _ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return []
+
+
+def _group_alive(pgid: int) -> bool:
+    for process in psutil.process_iter(["pid"]):
+        try:
+            if os.getpgid(process.pid) == pgid and _alive(process):
+                return True
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            continue
+    return False
+
+
+@pytest.fixture(scope="module")
+def scale_agent() -> Iterator[DemoAgent]:
+    app = create_demo_agent(delay=AGENT_DELAY, expires_in=60)
+    with serve_in_thread(app) as base_url:
+        yield DemoAgent(app, base_url + "/")
+
+
+@pytest.fixture(scope="module")
+def scale_app(scale_agent: DemoAgent, tmp_path_factory) -> Iterator[ScaleApp]:
+    folder = tmp_path_factory.mktemp("scale")
+    port = free_port()
+    with running_redis() as redis_url, TcpProxy(port) as proxy:
+        env = {**os.environ, "REFLEX_REDIS_URL": redis_url, "GRANIAN_WORKERS": "2",
+               "INTERRUPT_CHAT_AGENT_URL": scale_agent.url,
+               "INTERRUPT_CHAT_DB_URL": f"sqlite:///{folder / 'threads.db'}",
+               "REFLEX_FRONTEND_PORT": str(port), "REFLEX_BACKEND_PORT": str(port),
+               "REFLEX_API_URL": f"http://127.0.0.1:{proxy.port}", "REFLEX_WEB_WORKDIR": str(WEB_DIR)}
+        app = ScaleApp(env, port, folder / "app.log")
+        try:
+            app.start()
+            yield app
+        finally:
+            app.stop()
+            ARTIFACTS.mkdir(exist_ok=True)
+            (ARTIFACTS / "scale-out-app.log").write_text(app.tail(200_000))
+
+
+@pytest.fixture
+def tab(page: Page, scale_app: ScaleApp) -> Chat:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return Chat(page, scale_app.url)

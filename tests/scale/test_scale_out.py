@@ -1,0 +1,200 @@
+"""Scale-out (issue 10): with Redis and two granian workers, every feature works whichever worker a
+request lands on — stop, resolve and cancel, a reload mid-interrupt, a worker killed mid-stream.
+
+A reload opens a new websocket, which lands on either worker; the tests reload until the tab's
+websocket is on the worker they want (psutil, see conftest), so each cross-worker path is taken for
+certain, not by chance.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import urllib.parse
+
+import pytest
+from playwright.sync_api import expect
+
+from interrupt_chat.orphans import ORPHANED_MESSAGE
+from tests.e2e.conftest import Chat, DemoAgent
+from tests.scale.conftest import ScaleApp
+
+RELOADS = 12  # tries to land a websocket on a given worker (each try: even odds)
+
+
+def _agent_port(agent: DemoAgent) -> int:
+    port = urllib.parse.urlsplit(agent.url).port
+    assert port is not None
+    return port
+
+
+def _resumes(agent: DemoAgent, thread: str) -> list[dict]:
+    return [r for r in agent.records(thread) if "resume" in r]
+
+
+def _wait_for(check, what: str, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}", pytrace=False)
+
+
+def websocket_worker(app: ScaleApp, old: frozenset[int] = frozenset()) -> int:
+    """The worker serving the only open tab's websocket (a new one: not among ``old``)."""
+    def single() -> int | None:
+        found = app.websockets()
+        return next(iter(found.values())) if len(found) == 1 and not found.keys() & old else None
+    return _wait_for(single, "exactly one websocket")
+
+
+def run_worker(app: ScaleApp, agent: DemoAgent) -> int:
+    """The worker driving the only run in flight."""
+    return _wait_for(lambda: len(found := app.run_workers(_agent_port(agent))) == 1 and next(iter(found)),
+                     "exactly one worker driving a run")
+
+
+def reload_onto_another_worker(tab: Chat, app: ScaleApp, avoid: int, status: str) -> int:
+    """Reload until the tab's new websocket is on a worker other than ``avoid``; the tab then shows ``status``."""
+    for _ in range(RELOADS):
+        before = frozenset(app.websockets())
+        tab.page.reload()
+        expect(tab.input).to_be_visible(timeout=60_000)
+        worker = websocket_worker(app, old=before)
+        if worker != avoid:
+            tab.wait(status)
+            return worker
+    pytest.fail(f"{RELOADS} reloads all landed on worker {avoid}", pytrace=False)
+
+
+def test_both_workers_serve_tabs_and_runs(browser, scale_app: ScaleApp):
+    contexts, tabs = [], []
+    try:
+        for _ in range(10):  # a new connection lands on either worker: open tabs until both serve some
+            context = browser.new_context()
+            contexts.append(context)
+            tabs.append(Chat(context.new_page(), scale_app.url).open())
+            seen = _wait_for(lambda: (found := scale_app.websocket_workers()).total() == len(tabs) and found,
+                             "every tab's websocket")
+            if len(seen) == 2:
+                break
+        assert len(scale_app.workers()) == 2 and len(seen) == 2, seen
+        for tab in (tabs[0], tabs[-1]):  # the first and the last tab are on different workers
+            tab.send("markdown")
+            tab.wait("idle")
+            expect(tab.messages("assistant")).to_have_count(1)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_stop_reaches_a_run_that_another_worker_drives(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+    tab.open()
+    tab.send("long")
+    tab.wait("running")
+    driver = run_worker(scale_app, scale_agent)
+    reload_onto_another_worker(tab, scale_app, avoid=driver, status="running")
+    assert scale_app.run_workers(_agent_port(scale_agent)) == {driver}  # the run goes on where it started
+    tab.page.get_by_test_id("chat-stop").click()
+    expect(tab.status).not_to_have_attribute("data-status", "running", timeout=10_000)
+    _wait_for(lambda: not scale_agent.store.active_runs, "the agent to see the disconnect", timeout=10)
+    expect(tab.input).to_be_enabled()
+    tab.send("markdown again")  # the thread goes on, on this worker
+    tab.wait("idle")
+    tab.shot("scale-stop-from-another-worker")
+
+
+def test_resolve_and_cancel_after_a_reload_onto_the_other_worker(tab: Chat, scale_app: ScaleApp,
+                                                                 scale_agent: DemoAgent):
+    tab.interrupt("approval")
+    thread = scale_agent.last_thread()
+    interrupt_id = tab.card().get_attribute("data-interrupt-id")
+    reload_onto_another_worker(tab, scale_app, avoid=websocket_worker(scale_app), status="interrupted")
+    expect(tab.card()).to_have_attribute("data-interrupt-id", interrupt_id or "")
+    tab.card().get_by_test_id("interrupt-approve").click()
+    tab.wait("idle")
+    [resolved] = _resumes(scale_agent, thread)
+    assert [(e["interruptId"], e["status"]) for e in resolved["resume"]] == [(interrupt_id, "resolved")]
+
+    tab.send("approval again")  # the same thread's next turn, asked on this worker
+    tab.wait("interrupted")
+    interrupt_id = tab.card().get_attribute("data-interrupt-id")
+    reload_onto_another_worker(tab, scale_app, avoid=websocket_worker(scale_app), status="interrupted")
+    tab.card().get_by_test_id("interrupt-cancel").click()
+    tab.wait("idle")
+    cancelled = _resumes(scale_agent, thread)[-1]
+    assert cancelled["resume"] == [{"interruptId": interrupt_id, "status": "cancelled"}]
+
+
+def test_a_reload_mid_interrupt_keeps_the_answers_given_on_the_other_worker(tab: Chat, scale_app: ScaleApp,
+                                                                             scale_agent: DemoAgent):
+    tab.interrupt("multi")
+    expect(tab.cards()).to_have_count(3)
+    ids = [tab.card(i).get_attribute("data-interrupt-id") for i in range(3)]
+    tab.card(2).get_by_test_id("interrupt-cancel").click()
+    expect(tab.card(2)).to_contain_text("cancelled")
+    reload_onto_another_worker(tab, scale_app, avoid=websocket_worker(scale_app), status="interrupted")
+    expect(tab.cards()).to_have_count(3)
+    expect(tab.card(2)).to_contain_text("cancelled")  # the answer given on the first worker
+    tab.card(1).locator('select[name="color"]').select_option("blue")
+    tab.card(1).get_by_test_id("interrupt-submit").click()
+    expect(tab.card(1)).to_contain_text("resolved")
+    reload_onto_another_worker(tab, scale_app, avoid=websocket_worker(scale_app), status="interrupted")
+    expect(tab.card(1)).to_contain_text("resolved")
+    assert _resumes(scale_agent, scale_agent.last_thread()) == []  # S7: still waiting for the first
+    tab.card(0).get_by_test_id("interrupt-approve").click()
+    tab.wait("idle")
+    [sent] = _resumes(scale_agent, scale_agent.last_thread())
+    assert [e["interruptId"] for e in sent["resume"]] == ids
+    assert [e["status"] for e in sent["resume"]] == ["resolved", "resolved", "cancelled"]
+
+
+def restart_after_kill(app: ScaleApp) -> None:
+    """Reflex 0.10 runs granian without respawning a failed worker, so the whole app stops: start it
+    again, as a supervisor would (the tab reconnects to it)."""
+    assert app.process is not None
+    try:
+        app.process.wait(60)
+    except subprocess.TimeoutExpired:
+        return  # a granian that respawns the worker: nothing to restart
+    app.start()
+
+
+def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+    tab.open()
+    tab.send("first question")
+    tab.wait("idle")
+    tab.send("long")
+    tab.wait("running")
+    driver = run_worker(scale_app, scale_agent)
+    reload_onto_another_worker(tab, scale_app, avoid=driver, status="running")
+    os.kill(driver, signal.SIGKILL)
+    restart_after_kill(scale_app)
+    tab.wait("error", timeout=60_000)
+    expect(tab.page.get_by_test_id("chat-error")).to_have_text(ORPHANED_MESSAGE)
+    expect(tab.input).to_be_enabled()
+    expect(tab.messages("user")).to_have_count(2)  # the thread so far is kept, the unanswered question too
+    tab.shot("scale-killed-worker")
+    tab.send("markdown after the restart")
+    tab.wait("idle")
+
+
+def test_a_tab_on_the_killed_worker_is_not_left_running(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+    """The tab's own websocket dies with the worker. Reflex then sees the dead worker's socket record in
+    Redis and gives the reconnecting tab a new token (a fresh state): the thread comes back as saved."""
+    tab.open()
+    tab.send("first question")
+    tab.wait("idle")
+    tab.send("long")
+    tab.wait("running")
+    driver = run_worker(scale_app, scale_agent)
+    assert websocket_worker(scale_app) == driver  # the run started on the tab's worker
+    os.kill(driver, signal.SIGKILL)
+    restart_after_kill(scale_app)
+    expect(tab.status).not_to_have_attribute("data-status", "running", timeout=60_000)
+    expect(tab.messages("assistant")).to_have_count(1)  # the saved answer to the first question
+    tab.send("markdown after the restart")
+    tab.wait("idle")
