@@ -1,6 +1,7 @@
 """A paced, LLM-free AG-UI agent that streams one long markdown answer (its own process, 127.0.0.1).
 
-Every run answers with the same markdown document (headings, paragraphs, lists, code, a table),
+Every run answers with the same markdown document (headings, paragraphs, lists, inline code, a quote, a table;
+no fenced code, so neither chat spends its time on syntax highlighting),
 cut into ``--deltas`` ``TEXT_MESSAGE_CONTENT`` deltas of 4 characters, like LLM tokens. The user's
 message sets the pace: ``rate:<deltas per second>`` (``rate:0``: unpaced, as fast as the socket
 takes them), on an absolute schedule. The first delta is ``BEGIN_MARK`` and the last one
@@ -46,13 +47,8 @@ step, with the reasoning behind each change so that a reviewer can follow it wit
 - Change the timeout from `30s` to `45s` where the *slow* path needs it
 - Run the checks again and compare the numbers with the last run
 
-```python
-def retry(call, attempts={n}):
-    for attempt in range(attempts):
-        if call():
-            return attempt
-    raise TimeoutError("gave up")
-```
+> Note: the retry helper tries `{n}` times, then gives up with a `TimeoutError`; the
+> logs keep every attempt, so a reviewer can see why it stopped.
 
 | step | owner | minutes |
 |------|-------|---------|

@@ -37,6 +37,10 @@ ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the 
 STREAM_RATIO = 1.5  # at most this many envelope bytes per streamed character, over a run
 STREAM_IDLE = 0.3  # seconds without new text that count as a pause: what waits is pushed
 MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agents: fewer than 10 tokens/s)
+MAX_PUSH_INTERVAL = 0.5  # the longest tick a busy worker stretches to (the lag target is 1 s)
+LOAD_GAIN = 4.0  # tick = PUSH_INTERVAL + LOAD_GAIN * the worker's smoothed timer lateness
+LOAD_SMOOTHING = 0.1
+LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync)
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
@@ -117,8 +121,12 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
 
-    async def push(route: bool) -> None:
-        chunks: list[streaming.Chunk] = []
+    async def push(route: bool, text_only: bool = False) -> None:
+        chunks: list[streaming.Chunk] | None = outbox.grown(session.transcript) if text_only else None
+        if chunks is not None:  # only frozen texts grew: no var changes, so no lock (and no Redis round trip)
+            await _emit(chunks)
+            return
+        chunks = []
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             if chat.thread_id == session.thread_id:  # the view may show another thread now (S25)
@@ -188,26 +196,48 @@ async def _emit(chunks: list[streaming.Chunk]) -> None:
     await context.emit_event(Event(name="_call_script", payload={"javascript_code": streaming.script(chunks)}))
 
 
+class _Load:
+    """How busy this worker is, from how late its push timers fire: pushes space out as it gets busier.
+
+    One per process: every run's throttle feeds it and reads it, so 200 chats on one worker share
+    what the worker can serve (a busy loop fires timers late; fewer pushes then free it).
+    """
+
+    lag = 0.0  # seconds, smoothed
+
+    @classmethod
+    def sample(cls, late: float) -> None:
+        cls.lag += (max(late, 0.0) - cls.lag) * LOAD_SMOOTHING
+
+    @classmethod
+    def interval(cls) -> float:
+        return min(PUSH_INTERVAL + LOAD_GAIN * cls.lag, MAX_PUSH_INTERVAL)
+
+
 class _Throttle:
     """When to push: lifecycle events at once, other changes at most once per tick, with a trailing push.
 
     Streamed text is paid for in envelopes: a push that only carries text is sent when the text
     waiting is worth its envelope (``STREAM_RATIO``), so the bytes stay near the text's own at any
-    token rate; the first text of a message goes at once, and a pause sends what waits.
+    token rate; the first text of a message goes at once, and a pause sends what waits. The tick
+    lengthens when the worker is busy (:class:`_Load`). A push that only carries text for texts
+    already frozen skips the state lock, except once a second (a resync request waits in the state).
     """
 
-    def __init__(self, push: Callable[[bool], Awaitable[None]]) -> None:
+    def __init__(self, push: Callable[[bool, bool], Awaitable[None]]) -> None:
         self._push = push
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None  # the trailing push, armed while a change waits
+        self._timer_at = 0.0
         self._trailing: asyncio.Future[None] | None = None
-        self._last = 0.0
+        self._last = self._locked = 0.0  # the last push, the last push that took the lock
         self._due = 0.0  # when the waiting text goes anyway: a pause, or its longest wait (trailing push)
         self._since = 0.0  # when the oldest waiting text arrived
         self._waiting = 0  # streamed characters not pushed yet
         self._streamed = 0  # streamed characters pushed
         self._envelopes = 0  # pushes that carried streamed text
         self._fresh = False  # a message started: its first text goes at once
+        self._other = False  # something besides streamed text changed since the last push
 
     async def event(self, event: BaseEvent) -> None:
         kind = event.type
@@ -218,19 +248,32 @@ class _Throttle:
                 self._since = now
             self._waiting += len(getattr(event, "delta", "") or "")
             self._due = min(now + STREAM_IDLE, self._since + MAX_TEXT_WAIT)
+        else:
+            self._other = True
         first = text and self._fresh
         if kind in FLUSH_NOW or first or (
-                now - self._last >= PUSH_INTERVAL and (not self._waiting or self._affordable())):
+                now - self._last >= _Load.interval() and (not self._waiting or self._affordable())):
             self._fresh = kind in STARTS
             await self._now(now, kind == EventType.RUN_STARTED, free=first)
             return
         self._fresh = self._fresh or kind in STARTS
         if self._timer is None:
-            delay = STREAM_IDLE if self._waiting else self._last + PUSH_INTERVAL - now
-            self._timer = self._loop.call_later(max(delay, 0.0), self._fire)
+            delay = STREAM_IDLE if self._waiting else self._last + _Load.interval() - now
+            self._arm(max(delay, 0.0))
 
     def _affordable(self) -> bool:
         return (self._envelopes + 1) * ENVELOPE_BYTES <= STREAM_RATIO * (self._streamed + self._waiting)
+
+    def _arm(self, delay: float) -> None:
+        self._timer_at = self._loop.time() + delay
+        self._timer = self._loop.call_later(delay, self._fire)
+
+    def _text_only(self, now: float, route: bool) -> bool:
+        """Whether this push may skip the lock; else it takes it, and counts as the last that did."""
+        if not (route or self._other) and now - self._locked < LOCK_AT_LEAST_EVERY:
+            return True
+        self._locked, self._other = now, False
+        return False
 
     async def _now(self, now: float, route: bool, *, free: bool = False) -> None:
         if self._timer is not None:
@@ -238,7 +281,7 @@ class _Throttle:
             self._timer = None
         self._last = now
         self._account(free)
-        await self._push(route)
+        await self._push(route, self._text_only(now, route))
 
     def _account(self, free: bool = False) -> None:
         """Count the waiting text as pushed; a message's first text is a one-off cost, outside the budget."""
@@ -249,15 +292,16 @@ class _Throttle:
 
     def _fire(self) -> None:  # nothing new for a while: push what waits (its own task; the lock serializes)
         now = self._loop.time()
+        _Load.sample(now - self._timer_at)
         if self._waiting and now < self._due:  # text is still flowing: wait for a pause, or its envelope
-            self._timer = self._loop.call_later(self._due - now, self._fire)
+            self._arm(self._due - now)
             return
         if self._trailing is not None and not self._trailing.done():  # the previous one is still pushing
-            self._timer = self._loop.call_later(PUSH_INTERVAL, self._fire)
+            self._arm(_Load.interval())
             return
         self._timer, self._last = None, now
         self._account()
-        self._trailing = asyncio.ensure_future(self._push(False))
+        self._trailing = asyncio.ensure_future(self._push(False, self._text_only(now, False)))
 
     async def close(self) -> None:
         if self._timer is not None:

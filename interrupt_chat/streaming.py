@@ -95,6 +95,29 @@ class Outbox:
             self.sent.pop(key, None)
         return chunks
 
+    def grown(self, transcript: Transcript) -> list[Chunk] | None:
+        """The chunks owed when only already-frozen texts grew: no var changes, so no lock is needed.
+
+        None when the var must change (a new or finished text, a replaced one): push with the lock.
+        """
+        grown: list[tuple[str, str]] = []
+        for message in transcript.messages[transcript.tail_start:]:
+            if message.role in STREAMED_ROLES and message.streaming:
+                grown.append((text_key(self.thread_id, message.id), message.content))
+            for call_id in message.tool_call_ids:
+                call = transcript.tool_calls.get(call_id)
+                if call is not None and call.status == "streaming":
+                    grown.append((args_key(self.thread_id, call.id), call.args_text))
+        if any(key not in self.sent or not text.startswith(self.sent[key]) for key, text in grown):
+            return None
+        chunks: list[Chunk] = []
+        for key, text in grown:
+            have = self.sent[key]
+            if len(text) > len(have):
+                chunks.append((key, len(have), text[len(have):], False))
+                self.sent[key] = text
+        return chunks
+
     def _targets(self, transcript: Transcript, frozen: MutableMapping[str, int]) -> Iterator[_Target]:
         for message in transcript.messages[transcript.tail_start:]:
             if message.role in STREAMED_ROLES:
