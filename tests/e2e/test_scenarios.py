@@ -19,21 +19,19 @@ def resumes(agent, thread: str) -> list[dict]:
                                       "legacy-string", "question", "both"])
 def test_s03_card_appears_only_after_the_run_finalizes(chat, demo_agent, scenario):
     chat.open()
+    # every DOM commit is recorded (status, cards): a run shorter than any polling interval is still seen
+    chat.page.evaluate("""() => {
+      window.__s03 = [];
+      const record = () => window.__s03.push([
+        document.querySelector('[data-testid="run-status"]').dataset.status,
+        document.querySelectorAll('[data-testid="interrupt-card"]').length]);
+      new MutationObserver(record).observe(document.body, {subtree: true, childList: true, attributes: true});
+    }""")
     chat.send(scenario)
-    seen_running = False
-    deadline = time.monotonic() + 20
-    snapshot = """() => [document.querySelector('[data-testid="run-status"]').dataset.status,
-                        document.querySelectorAll('[data-testid="interrupt-card"]').length]"""
-    while time.monotonic() < deadline:
-        status, cards = chat.page.evaluate(snapshot)  # one read of the DOM: no race between the two
-        if status == "running":
-            seen_running = True
-            assert cards == 0  # S3: nothing is shown while the run streams
-        if status == "interrupted":
-            break
-        time.sleep(0.02)
-    assert seen_running or scenario != "approval"  # the others may finish between two reads
     chat.wait("interrupted")
+    seen = chat.page.evaluate("() => window.__s03")
+    assert ["running", 0] in seen  # the run was shown as running...
+    assert not [cards for status, cards in seen if status == "running" and cards]  # S3: ...and no card then
     expect(chat.input).to_be_disabled()  # S21
     if scenario != "approval":
         return
