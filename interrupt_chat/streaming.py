@@ -100,14 +100,7 @@ class Outbox:
 
         None when the var must change (a new or finished text, a replaced one): push with the lock.
         """
-        grown: list[tuple[str, str]] = []
-        for message in transcript.messages[transcript.tail_start:]:
-            if message.role in STREAMED_ROLES and message.streaming:
-                grown.append((text_key(self.thread_id, message.id), message.content))
-            for call_id in message.tool_call_ids:
-                call = transcript.tool_calls.get(call_id)
-                if call is not None and call.status == "streaming":
-                    grown.append((args_key(self.thread_id, call.id), call.args_text))
+        grown = [(target.key, target.text) for target in self._targets(transcript, {})]  # the streaming ones
         if any(key not in self.sent or not text.startswith(self.sent[key]) for key, text in grown):
             return None
         chunks: list[Chunk] = []

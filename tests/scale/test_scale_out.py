@@ -163,13 +163,18 @@ def restart_after_kill(app: ScaleApp) -> None:
     app.start()
 
 
-def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+def long_run_after_an_answer(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent) -> int:
+    """One answered question, then a long run streaming: the pid of the worker that drives it."""
     tab.open()
     tab.send("first question")
     tab.wait("idle")
     tab.send("long")
     tab.wait("running")
-    driver = run_worker(scale_app, scale_agent)
+    return run_worker(scale_app, scale_agent)
+
+
+def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+    driver = long_run_after_an_answer(tab, scale_app, scale_agent)
     reload_onto_another_worker(tab, scale_app, avoid=driver, status="running")
     os.kill(driver, signal.SIGKILL)
     restart_after_kill(scale_app)
@@ -191,12 +196,7 @@ def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app:
 def test_a_tab_on_the_killed_worker_is_not_left_running(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
     """The tab's own websocket dies with the worker. Reflex then sees the dead worker's socket record in
     Redis and gives the reconnecting tab a new token (a fresh state): the thread comes back as saved."""
-    tab.open()
-    tab.send("first question")
-    tab.wait("idle")
-    tab.send("long")
-    tab.wait("running")
-    driver = run_worker(scale_app, scale_agent)
+    driver = long_run_after_an_answer(tab, scale_app, scale_agent)
     assert websocket_worker(scale_app) == driver  # the run started on the tab's worker
     os.kill(driver, signal.SIGKILL)
     restart_after_kill(scale_app)

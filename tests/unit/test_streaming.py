@@ -95,12 +95,21 @@ def test_tool_call_arguments_stream_as_chunks_then_go_formatted_in_the_var():
     assert (call.args, call.stream) == ('{\n  "q": "x"\n}', "")
 
 
+def test_only_grown_frozen_texts_skip_the_lock():
+    transcript, frozen, outbox = streaming_answer("ab"), {}, Outbox(THREAD)
+    assert outbox.grown(transcript) is None  # a new text: the var must freeze it first
+    outbox.prepare(frozen, transcript, resync=False)
+    transcript.apply(TextMessageContentEvent(message_id="m1", delta="cd"))
+    assert outbox.grown(transcript) == [(text_key(THREAD, "m1"), 2, "cd", False)]
+    assert outbox.grown(transcript) == []
+
+
 def test_keys_are_short_and_distinct_per_thread_and_kind():
     keys = {text_key("t1", "m"), text_key("t2", "m"), args_key("t1", "m")}
     assert len(keys) == 3 and all(len(k) == 10 for k in keys)
 
 
-def test_the_script_carries_hostile_text_as_json_data():
+def test_s24_the_script_carries_hostile_text_as_json_data_never_code():
     hostile = 'a"); alert(1); ("\n</script>\u2028\u2029\\'
     code = script([("k", 3, hostile, True), ("j", 0, "x", False)])
     prefix = "window.icStream?.("
