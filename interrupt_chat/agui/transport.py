@@ -1,10 +1,10 @@
 """HTTP POST + SSE transport: one ``RunAgentInput`` in, typed ``ag_ui.core`` events out.
 
-``httpx`` does the HTTP and ``httpx-sse`` frames the SSE body, exactly to the SSE standard
-(CR/LF/CRLF, multi-line ``data:``, comments such as sse-starlette's ``: ping``); this module
-adds a size cap per event (:class:`_Bounded`), the AG-UI rules, and turns every failure into an
-:class:`~interrupt_chat.agui.errors.AgentError` subclass with a message a person can act on (the
-``httpx`` error kept as its cause).
+``httpx`` does the HTTP (on aiohttp's wire, :mod:`.aiohttp_transport`) and ``httpx-sse`` frames
+the SSE body, exactly to the SSE standard (CR/LF/CRLF, multi-line ``data:``, comments such as
+sse-starlette's ``: ping``); this module adds a size cap per event (:class:`_Bounded`), the AG-UI
+rules, and turns every failure into an :class:`~interrupt_chat.agui.errors.AgentError` subclass
+with a message a person can act on (the ``httpx`` error kept as its cause).
 
 A run is read by a private task that feeds a queue, so :meth:`AgentRun.cancel` works from any
 task (a stop button's handler) and closes the HTTP response at once.
@@ -26,6 +26,7 @@ import httpx
 from ag_ui.core import BaseEvent, RunAgentInput
 from httpx_sse import EventSource, aconnect_sse
 
+from .aiohttp_transport import AiohttpTransport, InvalidHTTP
 from .errors import (
     AgentConfigurationError,
     AgentConnectionError,
@@ -183,8 +184,8 @@ class AgentRun:
         headers = {"Accept": EVENT_STREAM, **client.headers}
         url, shown, answered, status = client.url, display_url(client.url), False, 0
         try:
-            async with httpx.AsyncClient(timeout=client.timeout, transport=client.transport,
-                                         verify=_ssl_context()) as http:
+            wire = client.transport or AiohttpTransport(_ssl_context())
+            async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
                 for _ in range(MAX_REDIRECTS + 1):
                     async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:
                         answered, status = True, source.response.status_code
@@ -202,6 +203,9 @@ class AgentRun:
         except httpx.ConnectError as exc:
             reason = redact(str(exc) or "connection refused", client.url)
             raise AgentConnectionError(f"cannot reach the agent at {shown}: {reason}") from exc
+        except InvalidHTTP as exc:
+            reason = short_text(redact(str(exc) or type(exc).__name__, client.url), 120)
+            raise AgentConnectionError(f"the agent's answer is not valid HTTP: {reason}") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
             reason = short_text(redact(str(exc) or type(exc).__name__, client.url), 120)
             where = "mid-stream" if answered else "before it answered"
