@@ -3,7 +3,8 @@
 The pipeline, one module per stage: :mod:`.transport` (HTTP POST + SSE -> events),
 :mod:`.events` (drop/strip rules), :mod:`.chunks` (``*_CHUNK`` expansion), :mod:`.verify`
 (ordering rules), :mod:`.transcript` (the reducer), :mod:`.interrupts` (rules S1-S15), and
-:mod:`.session`, which ties them together for one thread. :mod:`.errors` holds the one
+:mod:`.frontend_tools` (tools the chat declares and answers, S26-S31) and :mod:`.session`, which
+ties them together for one thread. :mod:`.errors` holds the one
 exception tree (base :class:`AguiError`).
 """
 
@@ -21,8 +22,10 @@ from .errors import (
     ProtocolViolation,
     RunCancelled,
     RunInFlight,
+    ToolCallNotWaiting,
 )
 from .events import parse_event
+from .frontend_tools import FrontendTool, FrontendTools, ToolWait
 from .interrupts import Decision, InterruptTracker, Pending, interrupt_dict, is_expired, parse_expiry
 from .session import AgentSession, new_id
 from .transcript import MessageView, ToolCallView, Transcript
@@ -43,6 +46,8 @@ __all__ = [
     "ChunkError",
     "ChunkExpander",
     "Decision",
+    "FrontendTool",
+    "FrontendTools",
     "InterruptTracker",
     "MalformedEvent",
     "MessageView",
@@ -50,7 +55,9 @@ __all__ = [
     "ProtocolViolation",
     "RunCancelled",
     "RunInFlight",
+    "ToolCallNotWaiting",
     "ToolCallView",
+    "ToolWait",
     "Transcript",
     "Verifier",
     "interrupt_dict",

@@ -36,6 +36,7 @@ __all__ = [
     "ProtocolViolation",
     "RunCancelled",
     "RunInFlight",
+    "ToolCallNotWaiting",
 ]
 
 
@@ -99,3 +100,7 @@ class ProtocolViolation(AguiError, ValueError):
 
 class RunInFlight(AguiError, RuntimeError):
     """A thread runs one run at a time: ``send``/``submit`` while a run is in flight."""
+
+
+class ToolCallNotWaiting(AguiError, ValueError):
+    """``respond``/``decline`` for a tool call that does not wait for a result (S28: one result per call)."""

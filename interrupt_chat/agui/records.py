@@ -17,8 +17,11 @@ not carry (a tool call's ``rejected`` / ``failed`` flags, the run status). Versi
       "trackerError": null,
       "status": "finished", "statusError": null,                   # Transcript.status / .error
       "lastRunId": "run-…",
-      "error": null
+      "error": null,
+      "toolWaits": [{"toolCallId": …, "name": …, "args": …, "cancellable": true, "handled": false}]
     }
+
+(``toolWaits``: the frontend-tool calls that wait for a result, S27; absent in older records.)
 
 Messages are the AG-UI wire shape (camelCase keys, no nulls): assistant messages keep their
 ``toolCalls`` and tool messages their ``toolCallId``; activity messages are UI-only and left out,
@@ -41,6 +44,7 @@ from typing import Any
 from ag_ui.core import Message, MessagesSnapshotEvent
 from pydantic import TypeAdapter, ValidationError
 
+from .frontend_tools import ToolWait
 from .session import AgentSession
 from .transcript import MessageView, ToolCallView, Transcript
 from .transport import AgentClient
@@ -54,7 +58,7 @@ RECORD_VERSION = 1
 
 _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 _KNOWN_KEYS = frozenset({"version", "threadId", "messages", "toolCalls", "state", "pending", "answers", "sealed",
-                         "trackerError", "status", "statusError", "lastRunId", "error"})
+                         "trackerError", "status", "statusError", "lastRunId", "error", "toolWaits"})
 _RESTORABLE_STATUS = frozenset({"idle", "finished", "cancelled", "error"})
 
 
@@ -162,6 +166,8 @@ def session_record(session: AgentSession, *, messages: bool = True) -> dict[str,
         "statusError": transcript.error,
         "lastRunId": session.last_run_id,
         "error": session.error,
+        "toolWaits": [{"toolCallId": w.tool_call_id, "name": w.name, "args": w.args, "cancellable": w.cancellable,
+                       "handled": w.handled} for w in session.tool_waits],
     }
 
 
@@ -281,7 +287,24 @@ def session_from_record(record: Any, client: AgentClient | None = None, *,
     transcript.thread_id, transcript.run_id = thread_id, session.last_run_id
     pending = session.tracker.pending
     transcript.set_awaiting(_awaited(pending.interrupts) if pending else ())
+    session.tool_waits = _tool_waits(thread_id, data.get("toolWaits"), transcript)
     return session
+
+
+def _tool_waits(thread_id: str, raw: Any, transcript: Transcript) -> list[ToolWait]:
+    """The waiting frontend-tool calls of a record: only calls the transcript has, still without a result."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(w, dict) for w in raw):
+        raise RecordError(f"thread {thread_id:.80}: toolWaits must be a list of objects")
+    waits = []
+    for item in raw:
+        call = transcript.tool_calls.get(item.get("toolCallId"))
+        if call is None or call.result is not None or not isinstance(item.get("name"), str):
+            continue
+        waits.append(ToolWait(call.id, item["name"], item.get("args"), cancellable=item.get("cancellable") is not False,
+                              handled=item.get("handled") is True))
+    return waits
 
 
 def _restore_tool_calls(transcript: Transcript, raw_messages: list[Any], flags: Any) -> None:

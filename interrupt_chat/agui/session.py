@@ -15,10 +15,19 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 
-from ag_ui.core import PROTOCOL_VERSION, BaseEvent, EventType, RunAgentInput
+from ag_ui.core import PROTOCOL_VERSION, BaseEvent, Context, EventType, RunAgentInput, ToolCallResultEvent
 
 from .chunks import ChunkExpander
-from .errors import AgentError, AgentTimeoutError, ChunkError, ProtocolViolation, RunCancelled, RunInFlight
+from .errors import (
+    AgentError,
+    AgentTimeoutError,
+    ChunkError,
+    ProtocolViolation,
+    RunCancelled,
+    RunInFlight,
+    ToolCallNotWaiting,
+)
+from .frontend_tools import FrontendTool, FrontendTools, ToolWait, error_result, result_text
 from .interrupts import Decision, InterruptTracker
 from .sanitize import short_text
 from .transcript import Transcript
@@ -30,6 +39,8 @@ __all__ = ["AgentSession", "new_id"]
 log = logging.getLogger(__name__)
 
 AFTER_FINISH_SECONDS = 3.0  # how long a stream may stay open and silent after RUN_FINISHED
+MAX_AUTOMATIC_RUNS = 5  # runs in a row that server-side tool handlers may start without a person (S30)
+DECLINED = {"cancelled": True, "reason": "The person declined to answer."}  # a declined call's result (S31)
 
 
 def new_id(prefix: str) -> str:
@@ -44,17 +55,26 @@ class AgentSession:
         agent: an :class:`AgentClient`, or the agent's URL.
         thread_id: the AG-UI ``threadId`` (a fresh one by default).
         now: clock for interrupt expiry (S11).
+        tools: the frontend tools offered on every run (S26).
+
+    ``context`` and ``forwarded_props`` are the app's: every run sends them (S32), and so the
+    shared state, ``transcript.state``, which the app may set between runs (:meth:`set_state`).
     """
 
     def __init__(self, agent: AgentClient | str, *, thread_id: str | None = None,
-                 now: Callable[[], datetime] | None = None) -> None:
+                 now: Callable[[], datetime] | None = None, tools: list[FrontendTool] | None = None) -> None:
         """Open the thread: an empty transcript, nothing pending, no run."""
         self.client: AgentClient | None = agent if isinstance(agent, AgentClient) else AgentClient(agent)
         self.thread_id = thread_id or new_id("thread")
         self.transcript = Transcript()
         self.tracker = InterruptTracker(now=now)
+        self.tools = FrontendTools(tools or ())
+        self.tool_waits: list[ToolWait] = []  # calls a person or a handler answers before the next run
+        self.context: list[Context] = []
+        self.forwarded_props: dict[str, Any] = {}
         self.error: str | None = None
         self.last_run_id: str | None = None
+        self._automatic_runs = 0
         self._run: AgentRun | None = None
         self._claimed = False  # send()/submit() returned a run that has not started streaming yet
 
@@ -68,7 +88,16 @@ class AgentSession:
         state = self.__dict__.copy()
         state["_run"], state["_claimed"] = None, False  # a live HTTP run never leaves the process
         state["client"] = None
+        state["tools"] = FrontendTools()  # handlers are code: whoever restores the session declares them again
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore from :meth:`__getstate__`, also a pickle from before frontend tools."""
+        self.__dict__.update(state)
+        for name, empty in (("tools", FrontendTools), ("tool_waits", list), ("context", list),
+                            ("forwarded_props", dict)):
+            self.__dict__.setdefault(name, empty())
+        self.__dict__.setdefault("_automatic_runs", 0)
 
     # -- building inputs -------------------------------------------------------------------------
 
@@ -78,7 +107,12 @@ class AgentSession:
         return RunAgentInput(
             thread_id=self.thread_id, run_id=new_id("run"), parent_run_id=parent_run_id,
             protocol_version=PROTOCOL_VERSION, state=self.transcript.state, messages=self.transcript.to_messages(),
-            tools=[], context=[], forwarded_props=forwarded_props or {}, resume=resume)
+            tools=self.tools.declared(), context=list(self.context),
+            forwarded_props={**self.forwarded_props, **(forwarded_props or {})}, resume=resume)
+
+    def set_state(self, state: Any) -> None:
+        """The shared state the next run sends (S32): the app's edit of the agent's state."""
+        self.transcript.state = state
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -99,6 +133,7 @@ class AgentSession:
             RunInFlight: a run is already in flight on this thread (one run at a time).
         """
         self._claim()
+        self._automatic_runs = 0
         self.transcript.mark_tail()
         self.transcript.add_user_message(message_id or new_id("msg"), text)
         return self.stream(self.build_input())
@@ -133,6 +168,84 @@ class AgentSession:
                 self.transcript.set_tool_call_args(interrupt.tool_call_id, payload["editedArgs"])
             if entry.status == "cancelled" or payload.get("approved") is False:
                 self.transcript.set_tool_call_rejected(interrupt.tool_call_id)
+
+    # -- frontend tools (S26-S31) ------------------------------------------------------------------
+
+    def respond(self, tool_call_id: str, result: Any) -> AsyncGenerator[BaseEvent, None]:
+        """Answer a waiting frontend-tool call; the last answer starts the next run (iterate it).
+
+        The result (a string as it is, anything else as JSON) becomes the call's ``tool`` message,
+        once (S28). While other calls of the run still wait, nothing runs yet (no events).
+
+        Raises:
+            ToolCallNotWaiting: the call does not wait (answered already, or never asked).
+            RunInFlight: a run is in flight.
+        """
+        return self._answer(tool_call_id, result_text(result))
+
+    def decline(self, tool_call_id: str) -> AsyncGenerator[BaseEvent, None]:
+        """The person declines a cancellable call: its result says so (S31); otherwise as :meth:`respond`."""
+        wait = self._waiting(tool_call_id)
+        if not wait.cancellable:
+            raise ToolCallNotWaiting(f"the call to {wait.name!r} cannot be declined: it needs an answer")
+        return self._answer(tool_call_id, result_text(DECLINED))
+
+    async def answer_handlers(self) -> AsyncGenerator[BaseEvent, None]:
+        """Run the server-side handlers of the waiting calls; then the next run, if nothing else waits (S30)."""
+        handled = [w for w in self.tool_waits if w.handled and w.name in self.tools.by_name]
+        for wait in handled:
+            self._record(wait, await self.tools.handle(wait))
+        if not handled or self.tool_waits:
+            return
+        if self._automatic_runs >= MAX_AUTOMATIC_RUNS:
+            self.error = (f"the agent called server-side tools {MAX_AUTOMATIC_RUNS} runs in a row; send a message"
+                          " to let it go on")
+            return
+        self._automatic_runs += 1
+        async for event in self._continue():
+            yield event
+
+    @property
+    def needs_handlers(self) -> bool:
+        """Some waiting call is answered on the server (drive :meth:`answer_handlers`)."""
+        return any(w.handled for w in self.tool_waits)
+
+    def _waiting(self, tool_call_id: str) -> ToolWait:
+        wait = next((w for w in self.tool_waits if w.tool_call_id == tool_call_id), None)
+        if wait is None:
+            raise ToolCallNotWaiting(f"the tool call {short_text(tool_call_id, 60)!r} does not wait for a result")
+        return wait
+
+    def _answer(self, tool_call_id: str, content: str) -> AsyncGenerator[BaseEvent, None]:
+        wait = self._waiting(tool_call_id)
+        if self.running:
+            raise RunInFlight(f"a run is already in flight on thread {self.thread_id}")
+        self._record(wait, content)
+        return _no_events() if self.tool_waits else self._continue()
+
+    def _record(self, wait: ToolWait, content: str) -> None:
+        """The call's result, as the tool message the next run sends; the call no longer waits."""
+        self.transcript.apply(ToolCallResultEvent(message_id=f"result-{wait.tool_call_id}",
+                                                  tool_call_id=wait.tool_call_id, content=content, role="tool"))
+        self.tool_waits = [w for w in self.tool_waits if w.tool_call_id != wait.tool_call_id]
+
+    def _continue(self) -> AsyncGenerator[BaseEvent, None]:
+        """The run that takes the tools' results to the agent: the same turn goes on."""
+        self._claim()
+        return self.stream(self.build_input())
+
+    def _collect_waits(self) -> None:
+        """After a finished run: its calls to frontend tools wait; those that cannot be answered get an error (S29)."""
+        if self.error is not None or self.transcript.status != "finished" or not self.tools:
+            self.tool_waits = []
+            return
+        pending = self.tracker.pending
+        bound = {i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else set()
+        waits = self.tools.waits(self.transcript, self.transcript.run_tool_call_ids(), bound)
+        self.tool_waits = [w for w in waits if w.error is None]
+        for wait in waits:
+            if wait.error is not None:
+                self._record(wait, error_result(wait.error))
 
     def cancel(self) -> bool:
         """Stop the run in flight (stop button). Returns False when nothing was running."""
@@ -226,6 +339,7 @@ class AgentSession:
         if self.error is None and self.transcript.status == "error":
             self.error = self.transcript.error
         self.transcript.set_awaiting({i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else ())
+        self._collect_waits()
 
 
 async def _next(events: AsyncIterator[BaseEvent], timeout: float | None) -> BaseEvent | None:

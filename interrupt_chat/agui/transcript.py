@@ -192,6 +192,10 @@ class Transcript:
         """The message with this id, or None."""
         return self._by_id.get(message_id)
 
+    def run_tool_call_ids(self) -> list[str]:
+        """The tool calls the current (or last) run made or replayed, in the order they started."""
+        return [call_id for call_id in self.tool_calls if call_id in self._run_tool_calls]
+
     def mark_tail(self) -> None:
         """A run starts here: later messages form the tail; what is before is history."""
         if self.tail_start != len(self.messages):
