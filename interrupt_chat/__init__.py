@@ -14,15 +14,19 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.inbox import approvals_inbox
     from .components.interrupt_slot import SlotProps
     from .components.threads import audit_trail, thread_list
+    from .components.tool_wait import ToolCall
     from .endpoint import set_default_agent_url
     from .state import ChatState, InterruptState
+    from .tools import FrontendToolState
 
-__all__ = ["ChatState", "InterruptState", "SlotProps", "approvals_inbox", "audit_trail", "chat", "chat_state",
-           "set_default_agent_url", "thread_list"]
+__all__ = ["ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
+           "audit_trail", "chat", "chat_state", "set_default_agent_url", "thread_list"]
 
 _LAZY = {
     "ChatState": "interrupt_chat.state",
     "InterruptState": "interrupt_chat.state",
+    "FrontendToolState": "interrupt_chat.tools",
+    "ToolCall": "interrupt_chat.components.tool_wait",
     "SlotProps": "interrupt_chat.components.interrupt_slot",
     "chat": "interrupt_chat.components.chat",
     "chat_state": "interrupt_chat.components.chat",

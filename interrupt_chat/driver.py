@@ -21,7 +21,7 @@ from reflex_base.event.context import EventContext
 
 from . import persistence, routing, runs, streaming
 from .agui import AgentSession
-from .views import message_rows, thread_rows
+from .views import message_rows, thread_rows, tool_rows
 
 if TYPE_CHECKING:
     from .state import ChatState
@@ -68,12 +68,15 @@ def publish(chat: ChatState, session: AgentSession, *, full: bool = False, start
         _assign(chat, "live", message_rows(transcript.messages[split:], transcript, session.thread_id, chat._frozen))
     pending = session.tracker.pending
     # The last run's failure wins over a re-offered set (S15): the error is what just happened.
+    waits = tool_rows(session)
     status = ("running" if session.running or starting else "error" if session.error
-              else "interrupted" if pending is not None else "idle")
+              else "interrupted" if pending is not None or waits else "idle")
     _assign(chat, "status", status)
     _assign(chat, "error", session.error or "")
     _assign(chat, "step", transcript.step or "")
-    _assign(chat, "locked", pending is not None)
+    _assign(chat, "tool_waits", waits)  # S27: calls waiting for a person lock the composer too
+    _assign(chat, "agent_state", transcript.state if isinstance(transcript.state, dict) else {})
+    _assign(chat, "locked", pending is not None or bool(waits))
     if full or status != "running":
         keep(chat, session)
 
@@ -158,6 +161,8 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = notice
     await routing.settle(state, chat_cls, call)
+    if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
+        await drive(state, chat_cls, session, session.answer_handlers())
 
 
 def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False

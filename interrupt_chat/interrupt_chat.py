@@ -17,6 +17,7 @@ from starlette.routing import Mount
 
 import interrupt_chat as ic
 from interrupt_chat.demo_agent import create_app as create_demo_agent
+from interrupt_chat.demo_steps import steps_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -116,6 +117,7 @@ def _nav() -> rx.Component:
         rx.hstack(rx.icon("hand", size=20), rx.heading("interrupt_chat", size="4"), align="center", spacing="2"),
         rx.spacer(),
         link("Chat", "/"), link("Inbox", "/inbox"), link("Approval", "/approval"), link("Manual", "/manual"),
+        link("Steps", "/steps"),
         rx.color_mode.button(size="2", variant="ghost"),
         align="center", spacing="4", class_name="ic-nav",
     )
@@ -180,6 +182,13 @@ def inbox() -> rx.Component:
                  intro="Every request the agent is waiting on, in all your threads. Answer here, or open the thread.")
 
 
+def steps() -> rx.Component:
+    """``/steps``: tool-based human in the loop: the agent's plan, the steps ticked by the person."""
+    return _page(steps_chat(), title="Task steps",
+                 intro="Say “steps”: the agent proposes a plan through a frontend tool; untick what to skip and "
+                       "confirm.")
+
+
 def _api() -> Starlette:
     return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
@@ -192,3 +201,4 @@ app.add_page(index, route="/", title="interrupt_chat")
 app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")
 app.add_page(inbox, route="/inbox", title="interrupt_chat · inbox")
+app.add_page(steps, route="/steps", title="interrupt_chat · steps")

@@ -22,7 +22,7 @@ from reflex_base.vars.base import BaseStateMeta
 
 __all__ = ["HOOKS", "ConcreteSubclasses"]
 
-HOOKS = ("enabled", "handler", "agent_headers", "owner")  # called by the library, never from a browser
+HOOKS = ("enabled", "handler", "agent_headers", "owner", "result")  # called by the library, never from a browser
 
 _SOURCES: dict[type, tuple[tuple[type, ...], dict[str, Any]]] = {}  # concrete class -> (mixin bases, body)
 _BODIES: dict[type, type] = {}  # concrete class -> its class body as a mixin (made when first subclassed)

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from .agui.sanitize import redact
 from .state import ChatState, InterruptState
+from .tools import FrontendToolState
 
 __all__ = ["Headers", "new_chat_state"]
 
@@ -25,8 +26,8 @@ NAME_CHARS = 40
 
 
 def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[InterruptState]],
-                   headers: Headers | None = None, owner: Callable[[ChatState], Any] | None = None
-                   ) -> type[ChatState]:
+                   headers: Headers | None = None, owner: Callable[[ChatState], Any] | None = None,
+                   tools: list[type[FrontendToolState]] | None = None) -> type[ChatState]:
     """The ``ChatState`` subclass for ``key``, created on first use with its default slot config.
 
     Raises:
@@ -37,19 +38,25 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     existing = getattr(module, name, None)
     if existing is not None:
         return existing
-    for config in configs:
-        owner = config._chat_state
-        if owner is not None:
-            raise ValueError(f"{config.__name__} already serves the chat for {owner.agent_url or 'the default agent'}; "
-                             f"a configuration serves one chat: subclass it (class Other({config.__name__}): ...) "
-                             "for another one")
+    tools = list(tools or [])
+    attached: list[type[InterruptState] | type[FrontendToolState]] = [*configs, *tools]
+    for config in attached:
+        served = config._chat_state  # not ``owner``: that is the chat's owner function, kept below
+        if served is not None:
+            where = served.agent_url or "the default agent"
+            raise ValueError(f"{config.__name__} already serves the chat for {where}; a configuration serves one"
+                             f" chat: subclass it (class Other({config.__name__}): ...) for another one")
+    declared = [tool.declaration() for tool in tools]  # a bad tool fails here, at compile time
+    if len({t.name for t in declared}) != len(declared):
+        raise ValueError("two frontend tools of one chat have the same tool_name")
     # type() builds them through their metaclass (ConcreteSubclasses): concrete states of these bases
     default = cast("type[InterruptState]", type(f"{name}_DefaultSlot", (InterruptState,), {"__module__": __name__}))
     chat_cls = cast("type[ChatState]", type(name, (ChatState,), {"__module__": __name__}))
     chat_cls.agent_url, chat_cls.configs, chat_cls.default_config = agent_url, list(configs), default
     chat_cls.headers = headers if callable(headers) else dict(headers or {})
     chat_cls.owner_fn = owner
-    for config in [*configs, default]:
+    chat_cls.tool_states = tools
+    for config in [*attached, default]:
         config._chat_state = chat_cls
     setattr(module, name, chat_cls)
     setattr(module, default.__name__, default)

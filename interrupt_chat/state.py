@@ -23,6 +23,7 @@ from .inbox import InboxHandlers
 from .mixins import ConcreteSubclasses
 from .threads import ThreadListHandlers
 from .threads_db import ThreadSummary
+from .tools import FrontendToolState, ToolHandlers, attach
 from .views import MessageRow
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
@@ -92,7 +93,7 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, orphans.RunWatchHandlers, rx.State, mixin=True,
+class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatchHandlers, rx.State, mixin=True,
                 metaclass=ConcreteSubclasses):
     """The conversation of one ``chat()``: messages, run status, threads.
 
@@ -124,6 +125,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, orphans.RunWatchHandlers, rx.
     owner_fn: ClassVar[Callable[[ChatState], Any] | None] = None  # chat(owner=...): the app's user id
     configs: ClassVar[list[type[InterruptState]]] = []
     default_config: ClassVar[type[InterruptState] | None] = None
+    tool_states: ClassVar[list[type[FrontendToolState]]] = []  # chat(tools=...): frontend tools (S26)
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):
@@ -142,8 +144,8 @@ class ChatState(ThreadListHandlers, InboxHandlers, orphans.RunWatchHandlers, rx.
         async with self:
             session = (await driver.ready(self, self.__class__))._session()
             self.notice = ("Wait for the current answer, or stop it." if session.running or self.status == "running"
-                           else "Answer or cancel the agent's request first." if session.tracker.pending is not None
-                           else "")
+                           else "Answer or cancel the agent's request first."
+                           if session.tracker.pending is not None or session.tool_waits else "")
             if self.notice:
                 return
             if not self._client().url:
@@ -234,7 +236,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, orphans.RunWatchHandlers, rx.
         return AgentClient(self.__class__.agent_url or default_agent_url() or "")  # headers: set per run
 
     def _new_session(self) -> AgentSession:
-        return AgentSession(self._client())
+        return attach(AgentSession(self._client()), self.__class__)
 
     def _session(self) -> AgentSession:
         session = self._sessions.get(self.thread_id) if self.thread_id else None
@@ -244,4 +246,4 @@ class ChatState(ThreadListHandlers, InboxHandlers, orphans.RunWatchHandlers, rx.
             self.thread_id = session.thread_id
         elif session.client is None:  # restored from a pickle: clients (headers) are never pickled
             session.client = self._client()
-        return session
+        return attach(session, self.__class__)  # tools are code: never pickled either

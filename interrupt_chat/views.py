@@ -17,7 +17,7 @@ from .streaming import args_key, text_key
 if TYPE_CHECKING:
     from .threads_db import ThreadSummary
 
-__all__ = ["MessageRow", "ToolCallRow", "message_rows", "thread_rows"]
+__all__ = ["MessageRow", "ToolCallRow", "ToolWaitRow", "message_rows", "thread_rows", "tool_rows"]
 
 DRAWN_ROLES = ("user", "assistant", "tool", "reasoning")
 TITLE_CHARS = 40
@@ -36,6 +36,17 @@ class ToolCallRow:
     result_id: str = ""  # the tool message drawn inside this card ("" when it is drawn as its own row)
     stream: str = ""  # the arguments' stream key while they are frozen in the var (streaming.py)
     streaming: bool = False
+
+
+@dataclass
+class ToolWaitRow:
+    """A frontend-tool call waiting for a person, as the chat draws it (S27)."""
+
+    id: str
+    name: str
+    args: Any  # the arguments (JSON), validated against the tool's parameters
+    args_json: str  # the same, pretty-printed for the default card
+    cancellable: bool
 
 
 @dataclass
@@ -135,3 +146,9 @@ def _matches(session: AgentSession, title: str, query: str) -> bool:
 
 def _flag(value: Any) -> str:
     return "true" if value else "false"
+
+
+def tool_rows(session: AgentSession) -> list[ToolWaitRow]:
+    """The calls a person answers, in the order the agent made them (handler tools answer themselves)."""
+    return [ToolWaitRow(id=w.tool_call_id, name=w.name, args=w.args, args_json=json.dumps(w.args, indent=2),
+                        cancellable=w.cancellable) for w in session.tool_waits if not w.handled]

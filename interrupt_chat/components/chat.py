@@ -9,10 +9,12 @@ import reflex as rx
 
 from ..registry import Headers, new_chat_state
 from ..state import ChatState, InterruptState
+from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
 from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import message_row
+from .tool_wait import tool_slot
 
 __all__ = ["chat", "chat_state", "run_status"]
 
@@ -23,18 +25,20 @@ OwnerFn = Callable[[ChatState], Any]  # -> str, or an awaitable of it
 STYLESHEET = rx.asset("interrupt_chat.css", shared=True)
 
 
-def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]]) -> str:
-    names = [config.get_full_name() for config, _ in interrupts]
+def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]],
+         tools: Sequence[type[FrontendToolState]] = ()) -> str:
+    names = [config.get_full_name() for config, _ in interrupts] + [f"tool:{t.get_full_name()}" for t in tools]
     return "|".join([agent_url or "", *names]) or "default"
 
 
 def chat_state(agent_url: str | None = None,
                interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
-               headers: Headers | None = None, owner: OwnerFn | None = None) -> type[ChatState]:
+               headers: Headers | None = None, owner: OwnerFn | None = None,
+               tools: Sequence[type[FrontendToolState]] | None = None) -> type[ChatState]:
     """The ``ChatState`` subclass behind ``chat(agent_url, interrupts, headers=…)`` (for chips, thread lists…)."""
-    interrupts = list(interrupts or [])
-    return new_chat_state(_key(agent_url, interrupts), agent_url=agent_url, configs=[c for c, _ in interrupts],
-                          headers=headers, owner=owner)
+    interrupts, tools = list(interrupts or []), list(tools or [])
+    return new_chat_state(_key(agent_url, interrupts, tools), agent_url=agent_url,
+                          configs=[c for c, _ in interrupts], headers=headers, owner=owner, tools=tools)
 
 
 def run_status(state: type[ChatState]) -> rx.Component:
@@ -74,7 +78,7 @@ def _messages(state: type[ChatState]) -> rx.Component:
 
 def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
          *, headers: Headers | None = None, owner: OwnerFn | None = None, header: rx.Component | None = None,
-         footer: rx.Component | None = None) -> rx.Component:
+         footer: rx.Component | None = None, tools: Sequence[type[FrontendToolState]] | None = None) -> rx.Component:
     """The chat page body.
 
     Args:
@@ -91,9 +95,11 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
             in a cookie (every tab and restart of one browser profile shares the threads).
         header: optional component above the messages (e.g. suggestion chips).
         footer: optional component under the composer.
+        tools: ``FrontendToolState`` subclasses: frontend tools offered to the agent on every run;
+            their waiting calls show under the messages (S26-S31).
     """
     interrupts = list(interrupts or [])
-    state = chat_state(agent_url, interrupts, headers, owner)
+    state = chat_state(agent_url, interrupts, headers, owner, tools)
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
@@ -103,6 +109,7 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         rx.cond(state.error != "", rx.callout(state.error, icon="triangle_alert", color_scheme="red", size="1",
                                               class_name="ic-error", custom_attrs={"data-testid": "chat-error"})),
         _slot(state, interrupts),
+        tool_slot(state),
         composer(state),
         footer or rx.fragment(),
         _loader(state),

@@ -8,6 +8,7 @@ from collections.abc import Generator, Iterator
 from ag_ui.core import BaseEvent, RunAgentInput
 
 from .context import DemoConfig, RunContext
+from .frontend import last_tool_result, tool_followup
 from .resume import handle_legacy_resume, handle_resume, legacy_resume_of
 from .scenarios import SCENARIOS, select_scenario
 from .store import DemoStore
@@ -25,6 +26,8 @@ def run_agent(body: RunAgentInput, store: DemoStore, config: DemoConfig) -> Gene
     - ``forwardedProps.command.resume``: a legacy resume.
     - otherwise, if interrupts are open on the thread, they are raised again unchanged
       (same ids, now owned by this run), like LangGraph; the new message is not answered.
+    - otherwise, if the last message is a tool result (a frontend tool answered), the agent
+      answers it (``frontend.tool_followup``).
     - otherwise the scenario named by the last user message runs.
     """
     ctx = RunContext(body, store, config)
@@ -37,6 +40,8 @@ def run_agent(body: RunAgentInput, store: DemoStore, config: DemoConfig) -> Gene
         mode, events = "legacy-resume", handle_legacy_resume(ctx, legacy)
     elif ctx.thread.open is not None:
         mode, events = "re-raise", _reraise(ctx)
+    elif (result := last_tool_result(body)) is not None:
+        mode, events = "tool-followup", tool_followup(ctx, result)
     else:
         mode = select_scenario(body)
         events = SCENARIOS[mode](ctx)

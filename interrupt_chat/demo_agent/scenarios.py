@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterator
 
 from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
-from . import interrupts
+from . import frontend, interrupts
 from .context import RunContext
 from .events import new_id
 from .store import PendingInterrupt
@@ -220,5 +220,6 @@ SCENARIOS: dict[str, Scenario] = {
     "long": long,
     "xss": xss,
     "tools": tools,
+    "steps": frontend.steps,
 }
 SCENARIO_NAMES = tuple(SCENARIOS)

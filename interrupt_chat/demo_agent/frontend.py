@@ -1,0 +1,71 @@
+"""Scenarios for the chat's frontend tools (S26-S31): the agent calls a tool the request declares.
+
+``steps`` calls ``generate_task_steps`` (the AG-UI dojo's human in the loop): the person ticks the
+steps to run and confirms; the next run, whose last message is the tool's result, answers with
+what it will do. Without the tool in ``RunAgentInput.tools`` the agent says so and calls nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ag_ui.core import BaseEvent, RunAgentInput, ToolMessage
+
+from .context import RunContext
+from .events import new_id
+
+__all__ = ["STEPS", "STEPS_TOOL", "last_tool_result", "steps", "tool_followup"]
+
+STEPS_TOOL = "generate_task_steps"
+STEPS = ("Read the current settings", "Back up the old reports", "Delete the old reports",
+         "Email a summary to the team")
+
+
+def last_tool_result(body: RunAgentInput) -> ToolMessage | None:
+    """The request's last message when it is a tool result: the answer to a frontend tool."""
+    last = body.messages[-1] if body.messages else None
+    return last if isinstance(last, ToolMessage) else None
+
+
+def steps(ctx: RunContext) -> Iterator[BaseEvent]:
+    """Ask the person to pick the steps, through the frontend tool (when the chat declares it)."""
+    if not any(tool.name == STEPS_TOOL for tool in ctx.body.tools or []):
+        yield from ctx.ev.text_message(f"This chat offers no {STEPS_TOOL} tool, so I cannot ask you for steps.")
+        yield ctx.ev.run_finished()
+        return
+    message_id = new_id("msg")
+    yield from ctx.ev.text_message("Here is my plan. Untick what I should skip, then confirm.", message_id)
+    plan = {"steps": [{"description": step, "status": "enabled"} for step in STEPS]}
+    yield from ctx.ev.tool_call(new_id("call"), STEPS_TOOL, plan, message_id)
+    yield ctx.ev.run_finished()
+
+
+def tool_followup(ctx: RunContext, result: ToolMessage) -> Iterator[BaseEvent]:
+    """The run after a frontend tool answered: say what the answer was."""
+    yield from ctx.ev.text_message(_reply(_parse(result.content)))
+    yield ctx.ev.run_finished()
+
+
+def _parse(content: Any) -> Any:
+    try:
+        return json.loads(content) if isinstance(content, str) else content
+    except ValueError:
+        return content
+
+
+def _reply(result: Any) -> str:
+    if isinstance(result, dict) and result.get("cancelled"):
+        return "All right, I will not do any of it."
+    if isinstance(result, dict) and "error" in result:
+        return "The tool could not be answered, so I stopped."
+    if isinstance(result, dict) and isinstance(result.get("steps"), list):
+        chosen = [s.get("description", "?") for s in result["steps"] if isinstance(s, dict)
+                  and s.get("status") == "enabled"]
+        skipped = len(result["steps"]) - len(chosen)
+        if not chosen:
+            return "You skipped every step, so there is nothing to do."
+        done = "; ".join(str(step) for step in chosen)
+        return f"Running {len(chosen)} step(s): {done}. Skipped: {skipped}."
+    return "Thanks, I have your answer."
