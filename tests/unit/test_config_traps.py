@@ -85,6 +85,20 @@ def test_item12_a_configuration_serves_one_chat():
     assert Lonely._chat().agent_url == "http://127.0.0.1:9/one/"
 
 
+class Owned(InterruptState):
+    """A configuration of a chat that also has an owner function."""
+
+
+def _owner(chat) -> str:
+    return "user-7"
+
+
+def test_a_chat_with_configurations_keeps_its_owner_function():
+    chat_cls = new_chat_state("unit-test-trap-owned", agent_url="http://127.0.0.1:9/owned/", configs=[Owned],
+                              owner=_owner)
+    assert chat_cls.owner_fn is _owner  # it was overwritten by the configuration check's loop variable
+
+
 def test_item13_chat_keys_that_clean_to_one_name_stay_apart():
     dash = new_chat_state("http://a-b:1/", agent_url="http://a-b:1/", configs=[])
     underscore = new_chat_state("http://a_b:1/", agent_url="http://a_b:1/", configs=[])
