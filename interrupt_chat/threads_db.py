@@ -304,7 +304,7 @@ decisions_table = Table(
 )
 
 #: The record keys kept in ``threads.meta`` (the others have columns or message rows).
-_META_KEYS = ("toolCalls", "sealed", "trackerError", "status", "statusError")
+_META_KEYS = ("toolCalls", "sealed", "trackerError", "status", "statusError", "toolWaits")
 
 
 # -- the database ------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from ag_ui.core import Context
 from interrupt_chat.agui import AgentClient, AgentSession, ToolCallNotWaiting
 from interrupt_chat.agui.frontend_tools import FrontendTool
 from interrupt_chat.agui.records import session_from_record, session_record
+from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import ScriptedAgent, echo_run, serve_in_thread, text, tool_call
 
 STEPS = FrontendTool(
@@ -90,6 +91,10 @@ async def test_s27_a_call_to_a_frontend_tool_waits_and_survives_pickle_and_recor
     assert [w.tool_call_id for w in restored.tool_waits] == ["c1"]
     from_db = session_from_record(json.loads(json.dumps(session_record(session))))
     assert [(w.tool_call_id, w.args) for w in from_db.tool_waits] == [("c1", PLAN)]
+    with ThreadDB("sqlite:///:memory:") as db:  # a backend restart: the thread database's copy
+        db.save("alice", session)
+        stored = db.load("alice", "t1")
+    assert stored is not None and [(w.tool_call_id, w.args) for w in stored.tool_waits] == [("c1", PLAN)]
 
 
 async def test_s28_respond_sends_the_result_once_in_the_next_run():

@@ -1,0 +1,78 @@
+"""Tool-based human in the loop on /steps (rules S26-S31): the agent calls the frontend tool
+``generate_task_steps``, the person ticks steps and confirms, and the result reaches the agent once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+from .conftest import Chat
+from .test_restart import _wipe_backend_states
+
+
+def _tool_results(demo_agent, thread: str) -> list[dict]:
+    return [m for r in demo_agent.records(thread) for m in r["messages"][-1:] if m["role"] == "tool"]
+
+
+def test_s27_s28_steps_are_ticked_and_sent_once(chat: Chat, demo_agent):
+    chat.interrupt("steps", "/steps")
+    thread = demo_agent.last_thread()
+    assert [t["name"] for t in demo_agent.records(thread)[0]["tools"]] == ["generate_task_steps"]  # S26
+    wait = chat.page.get_by_test_id("tool-wait")
+    expect(wait).to_have_count(1)
+    expect(wait).to_have_attribute("data-tool-name", "generate_task_steps")
+    expect(chat.input).to_be_disabled()  # S27: locked like S21
+    steps = wait.get_by_test_id("task-step")
+    expect(steps).to_have_count(4)
+    steps.nth(1).uncheck()
+    steps.nth(3).uncheck()
+    chat.shot("steps-page")
+    wait.get_by_test_id("tool-respond").dblclick()  # a double click sends one result (S28)
+    chat.wait("idle")
+    expect(chat.page.get_by_test_id("tool-wait")).to_have_count(0)
+    expect(chat.messages("assistant").last).to_contain_text("Running 2 step(s)")
+    chat.page.wait_for_timeout(500)
+    [result] = _tool_results(demo_agent, thread)
+    assert [s["status"] for s in json.loads(result["content"])["steps"]] == ["enabled", "disabled", "enabled",
+                                                                           "disabled"]
+    expect(chat.input).to_be_enabled()
+
+
+def test_s27_a_waiting_call_survives_a_reload_and_a_backend_restart(page: Page, app_url, reflex_app, demo_agent):
+    sockets = []
+
+    def route(ws) -> None:
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.context.route_web_socket(re.compile(r"/_event"), route)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    chat = Chat(page, app_url)
+    chat.interrupt("steps", "/steps")
+    thread = demo_agent.last_thread()
+    call_id = page.get_by_test_id("tool-wait").get_attribute("data-tool-call-id")
+
+    page.reload()
+    chat.wait("interrupted")
+    expect(page.get_by_test_id("tool-wait")).to_have_attribute("data-tool-call-id", call_id)
+
+    _wipe_backend_states(reflex_app)
+    connections = len(sockets)
+    sockets[-1].close(code=1012, reason="service restart")  # the tab reconnects to a fresh backend state
+    deadline = time.monotonic() + 20
+    while len(sockets) == connections and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert len(sockets) > connections, "the page did not reconnect"
+    chat.wait("interrupted")
+    expect(page.get_by_test_id("tool-wait")).to_have_attribute("data-tool-call-id", call_id)
+    expect(chat.input).to_be_disabled()
+
+    page.get_by_test_id("tool-cancel").click()  # S31: decline
+    chat.wait("idle")
+    expect(chat.messages("assistant").last).to_have_text("All right, I will not do any of it.")
+    [result] = _tool_results(demo_agent, thread)
+    assert result["toolCallId"] == call_id and json.loads(result["content"])["cancelled"] is True
