@@ -17,7 +17,7 @@ from starlette.routing import Mount
 
 import interrupt_chat as ic
 from interrupt_chat.demo_agent import create_app as create_demo_agent
-from interrupt_chat.demo_steps import steps_chat
+from interrupt_chat.demo_dojo import progress_chat, recipe_chat, steps_chat, weather_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -117,7 +117,8 @@ def _nav() -> rx.Component:
         rx.hstack(rx.icon("hand", size=20), rx.heading("interrupt_chat", size="4"), align="center", spacing="2"),
         rx.spacer(),
         link("Chat", "/"), link("Inbox", "/inbox"), link("Approval", "/approval"), link("Manual", "/manual"),
-        link("Steps", "/steps"),
+        link("Steps", "/steps"), link("Tool UI", "/tool-ui"), link("Progress", "/progress"),
+        link("Shared state", "/shared-state"),
         rx.color_mode.button(size="2", variant="ghost"),
         align="center", spacing="4", class_name="ic-nav",
     )
@@ -189,6 +190,24 @@ def steps() -> rx.Component:
                        "confirm.")
 
 
+def tool_ui() -> rx.Component:
+    """``/tool-ui``: the agent's ``get_weather`` call drawn by a custom renderer."""
+    return _page(weather_chat(), title="Tool renderer",
+                 intro="Say “tools”: the agent's get_weather call is drawn as a weather card, not the default card.")
+
+
+def progress() -> rx.Component:
+    """``/progress``: a progress card that the agent's state deltas move."""
+    return _page(progress_chat(), title="Progress",
+                 intro="Say “progress”: the agent runs a three-step plan; its state moves the card above the chat.")
+
+
+def shared_state() -> rx.Component:
+    """``/shared-state``: a recipe the person and the agent both edit."""
+    return _page(recipe_chat(), title="Shared state",
+                 intro="Edit the recipe and save it, then say “recipe”: the agent reads it and adds what it lacks.")
+
+
 def _api() -> Starlette:
     return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
@@ -202,3 +221,6 @@ app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")
 app.add_page(inbox, route="/inbox", title="interrupt_chat · inbox")
 app.add_page(steps, route="/steps", title="interrupt_chat · steps")
+app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")
+app.add_page(progress, route="/progress", title="interrupt_chat · progress")
+app.add_page(shared_state, route="/shared-state", title="interrupt_chat · shared state")

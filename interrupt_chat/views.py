@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .agui import AgentSession, MessageView, Transcript
+from .agui.sanitize import parse_json
 from .streaming import args_key, text_key
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class ToolCallRow:
     result_id: str = ""  # the tool message drawn inside this card ("" when it is drawn as its own row)
     stream: str = ""  # the arguments' stream key while they are frozen in the var (streaming.py)
     streaming: bool = False
+    input: Any = None  # the arguments as JSON once the call is complete, for a custom renderer (chat(tool_renderers))
+    output: Any = None  # the result as JSON when it is JSON (else None; ``result`` has the text)
 
 
 @dataclass
@@ -112,7 +115,17 @@ def _tool_call_row(transcript: Transcript, call_id: str, result_id: str, cut: _F
         args, stream = call.args_text[:length], key
     return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args,
                        result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id,
-                       stream=stream, streaming=call.status == "streaming")
+                       stream=stream, streaming=call.status == "streaming", input=call.args,
+                       output=_json_or_none(call.result))
+
+
+def _json_or_none(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return parse_json(text)
+    except ValueError:
+        return None
 
 
 def thread_rows(sessions: Mapping[str, AgentSession], current: str, summaries: Sequence[ThreadSummary] = (),

@@ -13,7 +13,7 @@ from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
 from .interrupt_slot import SlotProps, default_slot, slot_container
-from .message import message_row
+from .message import ToolRenderers, message_row
 from .tool_wait import tool_slot
 
 __all__ = ["chat", "chat_state", "run_status"]
@@ -26,18 +26,18 @@ STYLESHEET = rx.asset("interrupt_chat.css", shared=True)
 
 
 def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]],
-         tools: Sequence[type[FrontendToolState]] = ()) -> str:
+         tools: Sequence[type[FrontendToolState]] = (), name: str | None = None) -> str:
     names = [config.get_full_name() for config, _ in interrupts] + [f"tool:{t.get_full_name()}" for t in tools]
-    return "|".join([agent_url or "", *names]) or "default"
+    return "|".join([agent_url or "", *names, *([f"name:{name}"] if name else [])]) or "default"
 
 
 def chat_state(agent_url: str | None = None,
                interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
                headers: Headers | None = None, owner: OwnerFn | None = None,
-               tools: Sequence[type[FrontendToolState]] | None = None) -> type[ChatState]:
+               tools: Sequence[type[FrontendToolState]] | None = None, name: str | None = None) -> type[ChatState]:
     """The ``ChatState`` subclass behind ``chat(agent_url, interrupts, headers=…)`` (for chips, thread lists…)."""
     interrupts, tools = list(interrupts or []), list(tools or [])
-    return new_chat_state(_key(agent_url, interrupts, tools), agent_url=agent_url,
+    return new_chat_state(_key(agent_url, interrupts, tools, name), agent_url=agent_url,
                           configs=[c for c, _ in interrupts], headers=headers, owner=owner, tools=tools)
 
 
@@ -63,14 +63,14 @@ def _slot(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState
     return rx.fragment(*parts)
 
 
-def _messages(state: type[ChatState]) -> rx.Component:
+def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) -> rx.Component:
     return rx.box(
         rx.cond(
             (state.messages.length() == 0) & (state.live.length() == 0),
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"), class_name="ic-empty"),
         ),
-        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream)),
-        rx.foreach(state.live, lambda row: message_row(row, state.resync_stream)),
+        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers)),
+        rx.foreach(state.live, lambda row: message_row(row, state.resync_stream, renderers)),
         class_name="ic-messages",
         custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true"},
     )
@@ -78,7 +78,8 @@ def _messages(state: type[ChatState]) -> rx.Component:
 
 def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
          *, headers: Headers | None = None, owner: OwnerFn | None = None, header: rx.Component | None = None,
-         footer: rx.Component | None = None, tools: Sequence[type[FrontendToolState]] | None = None) -> rx.Component:
+         footer: rx.Component | None = None, tools: Sequence[type[FrontendToolState]] | None = None,
+         tool_renderers: ToolRenderers | None = None, name: str | None = None) -> rx.Component:
     """The chat page body.
 
     Args:
@@ -97,15 +98,20 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         footer: optional component under the composer.
         tools: ``FrontendToolState`` subclasses: frontend tools offered to the agent on every run;
             their waiting calls show under the messages (S26-S31).
+        tool_renderers: ``{tool name: render_fn}``: ``render_fn(call)`` draws that tool's calls
+            (``call.status``, ``call.input`` (the arguments, once complete), ``call.output`` (a
+            JSON result), ``call.result`` (its text)); other tools get the default card.
+        name: keeps this chat's conversation apart from another ``chat()`` with the same agent,
+            interrupts and tools (by default they share one: docs/decisions/0004).
     """
     interrupts = list(interrupts or [])
-    state = chat_state(agent_url, interrupts, headers, owner, tools)
+    state = chat_state(agent_url, interrupts, headers, owner, tools, name)
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
         rx.hstack(run_status(state), rx.spacer(), header or rx.fragment(), align="center", width="100%",
                   class_name="ic-toolbar"),
-        _messages(state),
+        _messages(state, tool_renderers),
         rx.cond(state.error != "", rx.callout(state.error, icon="triangle_alert", color_scheme="red", size="1",
                                               class_name="ic-error", custom_attrs={"data-testid": "chat-error"})),
         _slot(state, interrupts),

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import reflex as rx
 
 from .stream_text import stream_text
 
-__all__ = ["message_row", "safe_markdown", "tool_call_card"]
+__all__ = ["ToolRenderers", "message_row", "safe_markdown", "tool_call_card"]
 
 _STATUS_COLOR = {
     "streaming": "gray",
@@ -60,20 +61,36 @@ def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
     )
 
 
-def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any) -> rx.Component:
+ToolRenderers = Mapping[str, Callable[[Any], rx.Component]]
+
+
+def _tool_call(call: Any, on_gap: Any, renderers: ToolRenderers | None) -> rx.Component:
+    """A tool call by its renderer (``chat(tool_renderers=...)``), else the default card."""
+    if not renderers:
+        return tool_call_card(call, on_gap)
+    cases = [(name, rx.box(render(call), class_name="ic-tool-ui",
+                           custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id,
+                                         "data-status": call.status, "data-tool-name": call.name}))
+             for name, render in renderers.items()]
+    return rx.match(call.name, *cases, tool_call_card(call, on_gap))
+
+
+def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any, renderers: ToolRenderers | None = None
+            ) -> rx.Component:
     return rx.box(
         body,
-        rx.foreach(row.tool_calls, lambda call: tool_call_card(call, on_gap)),
+        rx.foreach(row.tool_calls, lambda call: _tool_call(call, on_gap, renderers)),
         class_name=f"ic-message ic-{role}",
         custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row.id},
     )
 
 
-def message_row(row: Any, on_gap: Any = None) -> rx.Component:
+def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = None) -> rx.Component:
     """Draw one row by role. Agent strings are text or sanitized markdown only (S24).
 
     An answer, reasoning and tool-call arguments stream in as new characters only
     (:mod:`interrupt_chat.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
+    ``renderers`` draw the calls of the tools they name (the row's ``input`` / ``output``).
     """
     return rx.match(
         row.role,
@@ -82,5 +99,5 @@ def message_row(row: Any, on_gap: Any = None) -> rx.Component:
         ("reasoning", rx.box(stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
                              class_name="ic-reasoning", custom_attrs={"data-testid": "reasoning"})),
         _bubble(row, stream_text(row, row.content, on_gap, markdown=True, class_name="ic-markdown"), "assistant",
-                on_gap),
+                on_gap, renderers),
     )

@@ -25,6 +25,7 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
+    StateDeltaEvent,
     StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
@@ -159,6 +160,10 @@ class EventFactory:
     def state_snapshot(self, snapshot: dict[str, Any]) -> StateSnapshotEvent:
         """Replace the shared state with ``snapshot``."""
         return self._make(StateSnapshotEvent, snapshot=snapshot)
+
+    def state_delta(self, ops: list[dict[str, Any]]) -> StateDeltaEvent:
+        """Patch the shared state with JSON Patch ``ops`` (RFC 6902)."""
+        return self._make(StateDeltaEvent, delta=ops)
 
     def custom(self, name: str, value: Any) -> CustomEvent:
         """A CUSTOM event (the legacy channel's ``on_interrupt``)."""

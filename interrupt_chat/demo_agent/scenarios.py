@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterator
 
 from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
-from . import frontend, interrupts
+from . import frontend, generative, interrupts
 from .context import RunContext
 from .events import new_id
 from .store import PendingInterrupt
@@ -221,5 +221,7 @@ SCENARIOS: dict[str, Scenario] = {
     "xss": xss,
     "tools": tools,
     "steps": frontend.steps,
+    "progress": generative.progress,
+    "recipe": generative.recipe,
 }
 SCENARIO_NAMES = tuple(SCENARIOS)
