@@ -286,8 +286,9 @@ def session_from_record(record: Any, client: AgentClient | None = None, *,
     transcript.error = _opt_str(data.get("statusError"))
     transcript.thread_id, transcript.run_id = thread_id, session.last_run_id
     pending = session.tracker.pending
-    transcript.set_awaiting(_awaited(pending.interrupts) if pending else ())
     session.tool_waits = _tool_waits(thread_id, data.get("toolWaits"), transcript)
+    awaited = _awaited(pending.interrupts) if pending else set()
+    transcript.set_awaiting(awaited | {w.tool_call_id for w in session.tool_waits})
     return session
 
 

@@ -338,8 +338,9 @@ class AgentSession:
         pending = self.tracker.pending
         if self.error is None and self.transcript.status == "error":
             self.error = self.transcript.error
-        self.transcript.set_awaiting({i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else ())
         self._collect_waits()
+        awaited = {i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else set()
+        self.transcript.set_awaiting(awaited | {w.tool_call_id for w in self.tool_waits})  # S27: they wait too
 
 
 async def _next(events: AsyncIterator[BaseEvent], timeout: float | None) -> BaseEvent | None:

@@ -191,6 +191,12 @@ class Chat:
         ARTIFACTS.mkdir(exist_ok=True)
         self.page.screenshot(path=str(ARTIFACTS / f"{re.sub(r'[^a-z0-9_-]+', '-', name.lower())}.png"), full_page=True)
 
+    def shot_content(self, name: str) -> None:
+        """The page's content only (title, intro, chat: ``.ic-main``), for the README's screenshots."""
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.locator(".ic-main").screenshot(path=str(ARTIFACTS / f"{name}.png"),
+                                                 style=".ic-nav { display: none !important; }")  # sticky: once only
+
 
 @pytest.fixture
 def chat(page: Page, app_url: str) -> Chat:

@@ -19,7 +19,7 @@ def test_tool_ui_draws_get_weather_with_its_renderer(chat: Chat):
     call = chat.page.locator('[data-testid="tool-call"][data-tool-name="get_weather"]')
     expect(call).to_have_attribute("data-status", "complete")
     expect(call.locator(".ic-args")).to_have_count(0)  # not the default card
-    chat.shot("tool-ui-page")
+    chat.shot_content("tool-ui-page")
 
 
 def test_progress_card_follows_the_state_deltas(chat: Chat, demo_agent):
@@ -31,7 +31,7 @@ def test_progress_card_follows_the_state_deltas(chat: Chat, demo_agent):
     for index in range(3):
         expect(steps.nth(index)).to_have_attribute("data-status", "done")
     expect(chat.messages("assistant").last).to_have_text("All steps are done.")
-    chat.shot("progress-page")
+    chat.shot_content("progress-page")
 
 
 def test_s32_the_recipe_goes_to_the_agent_and_comes_back_edited(chat: Chat, demo_agent):
@@ -46,4 +46,4 @@ def test_s32_the_recipe_goes_to_the_agent_and_comes_back_edited(chat: Chat, demo
     expect(chat.page.get_by_test_id("recipe-ingredients")).to_have_value("flour\nmilk\na pinch of salt")
     [request] = demo_agent.records(demo_agent.last_thread())
     assert request["state"] == {"recipe": {"title": "Pancakes", "ingredients": ["flour", "milk"]}}
-    chat.shot("shared-state-page")
+    chat.shot_content("shared-state-page")

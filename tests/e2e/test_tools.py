@@ -30,7 +30,7 @@ def test_s27_s28_steps_are_ticked_and_sent_once(chat: Chat, demo_agent):
     expect(steps).to_have_count(4)
     steps.nth(1).uncheck()
     steps.nth(3).uncheck()
-    chat.shot("steps-page")
+    chat.shot_content("steps-page")
     wait.get_by_test_id("tool-respond").dblclick()  # a double click sends one result (S28)
     chat.wait("idle")
     expect(chat.page.get_by_test_id("tool-wait")).to_have_count(0)

@@ -87,10 +87,12 @@ async def test_s27_a_call_to_a_frontend_tool_waits_and_survives_pickle_and_recor
     await drain(session.send("plan dinner"))
     assert [(w.tool_call_id, w.name, w.args) for w in session.tool_waits] == [("c1", STEPS.name, PLAN)]
     assert len(agent.bodies) == 1  # nothing runs while the person decides
+    assert session.transcript.tool_calls["c1"].status == "awaiting_approval"  # drawn as waiting
     restored = pickle.loads(pickle.dumps(session))
     assert [w.tool_call_id for w in restored.tool_waits] == ["c1"]
     from_db = session_from_record(json.loads(json.dumps(session_record(session))))
     assert [(w.tool_call_id, w.args) for w in from_db.tool_waits] == [("c1", PLAN)]
+    assert from_db.transcript.tool_calls["c1"].status == "awaiting_approval"
     with ThreadDB("sqlite:///:memory:") as db:  # a backend restart: the thread database's copy
         db.save("alice", session)
         stored = db.load("alice", "t1")
@@ -104,6 +106,7 @@ async def test_s28_respond_sends_the_result_once_in_the_next_run():
     chosen = {"steps": [PLAN["steps"][0]]}
     events = await drain(session.respond("c1", chosen))
     assert events and session.transcript.status == "finished" and session.tool_waits == []
+    assert session.transcript.tool_calls["c1"].status == "complete"
     second = agent.bodies[1]
     assert tool_messages(second) == [{"id": "result-c1", "role": "tool", "toolCallId": "c1",
                                       "content": json.dumps(chosen)}]
