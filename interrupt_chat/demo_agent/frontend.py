@@ -16,9 +16,10 @@ from ag_ui.core import BaseEvent, RunAgentInput, ToolMessage
 from .context import RunContext
 from .events import new_id
 
-__all__ = ["STEPS", "STEPS_TOOL", "last_tool_result", "steps", "tool_followup"]
+__all__ = ["CLOCK_TOOL", "STEPS", "STEPS_TOOL", "clock", "last_tool_result", "steps", "tool_followup"]
 
 STEPS_TOOL = "generate_task_steps"
+CLOCK_TOOL = "get_time"  # a tool an app answers on the server (a handler, S30)
 STEPS = ("Read the current settings", "Back up the old reports", "Delete the old reports",
          "Email a summary to the team")
 
@@ -42,6 +43,18 @@ def steps(ctx: RunContext) -> Iterator[BaseEvent]:
     yield ctx.ev.run_finished()
 
 
+def clock(ctx: RunContext) -> Iterator[BaseEvent]:
+    """Ask the chat for the time through its ``get_time`` tool (when it declares it)."""
+    if not any(tool.name == CLOCK_TOOL for tool in ctx.body.tools or []):
+        yield from ctx.ev.text_message(f"This chat offers no {CLOCK_TOOL} tool, so I cannot tell the time.")
+        yield ctx.ev.run_finished()
+        return
+    message_id = new_id("msg")
+    yield from ctx.ev.text_message("Let me look at your clock.", message_id)
+    yield from ctx.ev.tool_call(new_id("call"), CLOCK_TOOL, {"timezone": "UTC"}, message_id)
+    yield ctx.ev.run_finished()
+
+
 def tool_followup(ctx: RunContext, result: ToolMessage) -> Iterator[BaseEvent]:
     """The run after a frontend tool answered: say what the answer was."""
     yield from ctx.ev.text_message(_reply(_parse(result.content)))
@@ -60,6 +73,8 @@ def _reply(result: Any) -> str:
         return "All right, I will not do any of it."
     if isinstance(result, dict) and "error" in result:
         return "The tool could not be answered, so I stopped."
+    if isinstance(result, dict) and "time" in result:
+        return f"It is {result['time']} in {result.get('timezone', 'your time zone')}."
     if isinstance(result, dict) and isinstance(result.get("steps"), list):
         chosen = [s.get("description", "?") for s in result["steps"] if isinstance(s, dict)
                   and s.get("status") == "enabled"]

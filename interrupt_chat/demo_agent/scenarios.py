@@ -221,6 +221,7 @@ SCENARIOS: dict[str, Scenario] = {
     "xss": xss,
     "tools": tools,
     "steps": frontend.steps,
+    "clock": frontend.clock,
     "progress": generative.progress,
     "recipe": generative.recipe,
 }

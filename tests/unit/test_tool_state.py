@@ -41,6 +41,17 @@ class Steps(FrontendToolState):
                           for i, step in enumerate(args["steps"])]}
 
 
+class Clock(FrontendToolState):
+    """A tool answered on the server (S30): no card, the run goes on by itself."""
+
+    tool_name: ClassVar[str] = "get_time"
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"timezone": {"type": "string"}}}
+
+    @staticmethod
+    async def handle(args: Any) -> Any:
+        return {"time": "12:00", "timezone": args["timezone"]}
+
+
 @pytest.fixture(scope="module")
 def agent() -> Iterator[tuple[str, DemoStore]]:
     app = create_app(delay=0.0)
@@ -50,7 +61,7 @@ def agent() -> Iterator[tuple[str, DemoStore]]:
 
 @pytest.fixture(scope="module")
 def chat_cls(agent) -> type[ChatState]:
-    return new_chat_state("unit-test-tools", agent_url=agent[0], configs=[], tools=[Steps])
+    return new_chat_state("unit-test-tools", agent_url=agent[0], configs=[], tools=[Steps, Clock])
 
 
 @pytest.fixture(autouse=True)
@@ -93,7 +104,7 @@ def answer_text(tab: Tab, page: Page) -> str:
 async def test_s26_s27_the_tool_is_offered_and_its_call_waits_and_locks_the_composer(tab: Tab):
     await tab.send("steps")
     [request] = tab.requests()
-    assert [tool["name"] for tool in request["tools"]] == ["generate_task_steps"]
+    assert [tool["name"] for tool in request["tools"]] == ["generate_task_steps", "get_time"]
     [row] = tab.chat.tool_waits
     assert row.name == "generate_task_steps" and len(row.args["steps"]) == 4
     assert tab.chat.locked is True and tab.chat.status == "interrupted"
@@ -132,7 +143,7 @@ async def test_s27_a_waiting_call_survives_a_state_round_trip(tab: Tab, chat_cls
     restored.chat.thread_id, restored.chat.loaded = tab.chat.thread_id, True
     await Steps.respond.fn(restored.tool, call_id, {"steps": []})
     assert len(restored.requests()) == 2
-    assert restored.requests()[1]["tools"][0]["name"] == "generate_task_steps"  # tools attached again
+    assert [t["name"] for t in restored.requests()[1]["tools"]] == ["generate_task_steps", "get_time"]  # again
 
 
 async def test_s32_the_app_sets_the_shared_state_the_next_run_sends(tab: Tab):
@@ -141,3 +152,13 @@ async def test_s32_the_app_sets_the_shared_state_the_next_run_sends(tab: Tab):
     assert tab.chat.agent_state == {"recipe": "pancakes"}
     await tab.send("again")
     assert tab.requests()[-1]["state"] == {"recipe": "pancakes"}
+
+
+async def test_s30_a_handler_tool_answers_on_the_server_and_the_run_goes_on(tab: Tab, page: Page):
+    await tab.send("clock")
+    first, second = tab.requests()
+    [result] = [m for m in second["messages"] if m["role"] == "tool"]
+    assert json.loads(result["content"]) == {"time": "12:00", "timezone": "UTC"}
+    assert tab.chat.tool_waits == [] and tab.chat.locked is False and tab.chat.status == "idle"
+    assert answer_text(tab, page) == "It is 12:00 in UTC."
+    assert first["messages"][-1]["role"] == "user"
