@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
-from . import driver, persistence, routing
+from . import driver, persistence
 from .agui import AgentSession, FrontendTool, FrontendTools, RunInFlight, ToolCallNotWaiting
 from .mixins import ConcreteSubclasses
 from .views import ToolWaitRow
@@ -59,7 +59,7 @@ class FrontendToolState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         data = dict(form_data)
         tool_call_id = str(data.pop("tool_call_id", ""))
         async with self:
-            chat = await routing.chat_of(self, self._chat())
+            chat = await driver.ready(self, self._chat())  # a fresh state (a restart) loads the thread first
             wait = next((w for w in chat._session().tool_waits if w.tool_call_id == tool_call_id), None)
         if wait is not None:
             await answer(self, self._chat(), tool_call_id, self.result(wait.args, data))
@@ -120,7 +120,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
                  declined: bool = False) -> None:
     """Answer a waiting call in the chat's lock, then drive the next run if it was the last (S28)."""
     async with state:
-        chat = await routing.chat_of(state, chat_cls)
+        chat = await driver.ready(state, chat_cls)  # a fresh state (a restart) loads the thread first
         session = chat._session()
         try:
             if session.client is not None:
