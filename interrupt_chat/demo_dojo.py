@@ -40,7 +40,7 @@ class StepsTool(ic.FrontendToolState):
         steps = call.args["steps"].to(list[dict[str, str]])
         return call.form(
             rx.vstack(
-                rx.heading("Pick the steps to run", size="3", as_="h3"),
+                rx.heading("Pick the steps to run", size="3", as_="h2"),
                 rx.foreach(steps, lambda step, index: rx.el.label(
                     rx.el.input(type="checkbox", name="step-" + index.to(str),
                                 default_checked=step["status"] == "enabled", custom_attrs={"data-testid": "task-step"}),

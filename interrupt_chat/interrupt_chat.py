@@ -53,12 +53,13 @@ class ApprovalInterrupt(ic.InterruptState):
 def approval_slot(slot: ic.SlotProps) -> rx.Component:
     """The custom slot of ``/approval``: the question with Approve / Reject."""
     return rx.card(
-        rx.text(ApprovalInterrupt.question, weight="medium", custom_attrs={"data-testid": "approval-question"}),
+        rx.heading(ApprovalInterrupt.question, as_="h2", size="3", weight="medium", class_name="ic-prompt",
+                   custom_attrs={"data-testid": "approval-question", "tabindex": "-1", "data-ic-focus": "true"}),
         rx.hstack(
             rx.button("Approve", on_click=slot.resolve({"approved": True}),
                       custom_attrs={"data-testid": "approval-approve"}),
-            rx.button("Reject", color_scheme="red", variant="soft", on_click=slot.resolve({"approved": False}),
-                      custom_attrs={"data-testid": "approval-reject"}),
+            rx.button("Reject", color_scheme="red", variant="soft", high_contrast=True,
+                      on_click=slot.resolve({"approved": False}), custom_attrs={"data-testid": "approval-reject"}),
             spacing="2",
         ),
         class_name="ic-card",
@@ -97,30 +98,62 @@ def manual_aside() -> rx.Component:
     """The aside of ``/manual``, shown while ``ManualInterrupt`` holds the set."""
     return rx.cond(
         ManualInterrupt.active,
-        rx.card(
-            rx.text("Manual approval", size="1", color_scheme="gray"),
-            rx.heading(ManualInterrupt.label, size="3", custom_attrs={"data-testid": "manual-label"}),
-            rx.text(ManualInterrupt.value_text, size="2", custom_attrs={"data-testid": "manual-value"}),
-            rx.button("Continue", on_click=ManualInterrupt.resolve({"accepted": True}, None),
-                      disabled=ManualInterrupt.submitting, custom_attrs={"data-testid": "manual-continue"}),
-            class_name="ic-aside",
-            custom_attrs={"data-testid": "manual-interrupt"},
+        rx.el.aside(
+            rx.card(
+                rx.text("Manual approval", size="1", color_scheme="gray"),
+                rx.heading(ManualInterrupt.label, as_="h2", size="3", class_name="ic-prompt",
+                           custom_attrs={"data-testid": "manual-label", "tabindex": "-1", "data-ic-focus": "true"}),
+                rx.text(ManualInterrupt.value_text, size="2", custom_attrs={"data-testid": "manual-value"}),
+                rx.button("Continue", on_click=ManualInterrupt.resolve({"accepted": True}, None),
+                          disabled=ManualInterrupt.submitting, custom_attrs={"data-testid": "manual-continue"}),
+                class_name="ic-aside",
+                custom_attrs={"data-testid": "manual-interrupt", "data-ic-request": "true"},
+            ),
+            class_name="ic-aside-region",
+            custom_attrs={"aria-label": "Manual approval"},
         ),
     )
 
 
 # -- layout ---------------------------------------------------------------------------------------------
 
-def _nav() -> rx.Component:
-    link = lambda label, href: rx.link(label, href=href, size="2", weight="medium", underline="none")  # noqa: E731
-    return rx.hstack(
-        rx.hstack(rx.icon("hand", size=20), rx.heading("interrupt_chat", size="4"), align="center", spacing="2"),
+# On a narrow screen the thread list starts folded (a drawer: its summary opens it); wider, it starts open.
+_DRAWER_SCRIPT = r"""
+(() => {
+  if (window.__icDrawer) return;
+  window.__icDrawer = true;
+  const narrow = window.matchMedia("(max-width: 760px)");
+  const seen = new WeakSet();
+  const scan = () => document.querySelectorAll("details.ic-drawer").forEach((d) => {
+    if (seen.has(d)) return;
+    seen.add(d);
+    d.open = !narrow.matches;
+  });
+  new MutationObserver(scan).observe(document.documentElement, { childList: true, subtree: true });
+  narrow.addEventListener("change", () => {  // wider again: the list shows (its summary is hidden there)
+    if (!narrow.matches) document.querySelectorAll("details.ic-drawer").forEach((d) => { d.open = true; });
+  });
+  scan();
+})();
+"""
+
+
+def _nav(skip: str) -> rx.Component:
+    link = lambda label, href: rx.link(label, href=href, size="2", weight="medium", underline="none",  # noqa: E731
+                                       class_name="ic-nav-link")
+    return rx.el.header(
+        rx.el.a("Skip to the message box" if skip == "#ic-composer" else "Skip to the content", href=skip,
+                class_name="ic-skip"),  # the first stop of Tab (docs/accessibility.md)
+        rx.hstack(rx.icon("hand", size=20), rx.text("interrupt_chat", size="4", weight="bold"),
+                  align="center", spacing="2", class_name="ic-brand"),
         rx.spacer(),
-        link("Chat", "/"), link("Inbox", "/inbox"), link("Approval", "/approval"), link("Manual", "/manual"),
-        link("Steps", "/steps"), link("Tool UI", "/tool-ui"), link("Progress", "/progress"),
-        link("Shared state", "/shared-state"),
-        rx.color_mode.button(size="2", variant="ghost"),
-        align="center", spacing="4", class_name="ic-nav",
+        rx.el.nav(link("Chat", "/"), link("Inbox", "/inbox"), link("Approval", "/approval"), link("Manual", "/manual"),
+                  link("Steps", "/steps"), link("Tool UI", "/tool-ui"), link("Progress", "/progress"),
+                  link("Shared state", "/shared-state"),
+                  class_name="ic-nav-links", custom_attrs={"aria-label": "Pages"}),
+        rx.color_mode.button(size="2", variant="ghost", class_name="ic-theme",
+                             custom_attrs={"aria-label": "Dark mode", "title": "Dark mode"}),
+        class_name="ic-nav",
     )
 
 
@@ -130,21 +163,36 @@ def _chips(state: type[ic.ChatState]) -> rx.Component:
                     disabled=(state.status == "running") | state.locked,
                     custom_attrs={"data-testid": "scenario-chip", "data-scenario": name})
           for name, label in SCENARIOS],
-        wrap="wrap", spacing="2", class_name="ic-chips",
+        spacing="2", class_name="ic-chips",
+        # focusable: on a narrow screen the row scrolls sideways, and its chips are disabled during a run
+        custom_attrs={"role": "group", "aria-label": "Scenarios", "tabindex": "0"},
     )
 
 
 def _threads(state: type[ic.ChatState]) -> rx.Component:
-    return rx.vstack(ic.thread_list(state), rx.divider(), ic.audit_trail(state), class_name="ic-threads", spacing="3")
+    return rx.el.aside(
+        rx.el.details(
+            rx.el.summary("Threads and decisions", class_name="ic-drawer-summary"),
+            rx.vstack(ic.thread_list(state), rx.divider(), ic.audit_trail(state), spacing="3"),
+            open=True, class_name="ic-drawer",
+        ),
+        rx.script(_DRAWER_SCRIPT),
+        class_name="ic-threads", custom_attrs={"aria-label": "Threads"},
+    )
 
 
-def _page(body: rx.Component, aside: rx.Component | None = None, title: str = "", intro: str = "") -> rx.Component:
+def _page(body: rx.Component, aside: rx.Component | None = None, title: str = "", intro: str = "",
+          skip: str = "#ic-composer") -> rx.Component:
+    """A page: skip link, header, the optional aside, and the main content (the landmarks)."""
     return rx.box(
-        _nav(),
+        _nav(skip),
         rx.hstack(
             aside or rx.fragment(),
-            rx.vstack(rx.heading(title, size="5"), rx.text(intro, size="2", color_scheme="gray"), body,
-                      class_name="ic-main", spacing="3"),
+            rx.el.main(
+                rx.vstack(rx.heading(title, as_="h1", size="5"), rx.text(intro, size="2", color_scheme="gray"), body,
+                          spacing="3"),
+                class_name="ic-main", id="main",
+            ),
             class_name="ic-layout", align="start", spacing="5",
         ),
         class_name="ic-page",
@@ -180,7 +228,8 @@ ic.set_default_agent_url(DEMO_AGENT_PATH)  # used unless INTERRUPT_CHAT_AGENT_UR
 def inbox() -> rx.Component:
     """/inbox: every approval waiting for you across the threads of the main chat, answered in place."""
     return _page(ic.approvals_inbox(ic.chat_state(), chat_path="/"), title="Approvals inbox",
-                 intro="Every request the agent is waiting on, in all your threads. Answer here, or open the thread.")
+                 intro="Every request the agent is waiting on, in all your threads. Answer here, or open the thread.",
+                 skip="#main")
 
 
 def steps() -> rx.Component:
@@ -198,13 +247,13 @@ def tool_ui() -> rx.Component:
 
 def progress() -> rx.Component:
     """``/progress``: a progress card that the agent's state deltas move."""
-    return _page(progress_chat(), title="Progress",
+    return _page(progress_chat(), title="Progress", skip="#main",
                  intro="Say “progress”: the agent runs a three-step plan; its state moves the card above the chat.")
 
 
 def shared_state() -> rx.Component:
     """``/shared-state``: a recipe the person and the agent both edit."""
-    return _page(recipe_chat(), title="Shared state",
+    return _page(recipe_chat(), title="Shared state", skip="#main",
                  intro="Edit the recipe and save it, then say “recipe”: the agent reads it and adds what it lacks.")
 
 
@@ -214,6 +263,7 @@ def _api() -> Starlette:
 
 app = rx.App(
     api_transformer=_api(),
+    html_lang="en",
     stylesheets=["/demo.css"],  # the page layout (assets/demo.css); the chat links its own stylesheet
 )
 app.add_page(index, route="/", title="interrupt_chat")

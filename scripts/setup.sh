@@ -33,3 +33,8 @@ if [ ! -f "$stamp" ] || ! cat requirements.txt requirements-examples.txt | cmp -
   cat requirements.txt requirements-examples.txt > "$stamp"
 fi
 . scripts/env.sh
+# The accessibility browser tests (tests/e2e/test_axe.py) inject axe-core, pinned, from the npm registry.
+AXE_VERSION=4.14.1
+if ! grep -qs "\"version\": \"$AXE_VERSION\"" .tools/axe/node_modules/axe-core/package.json; then
+  npm install --prefix .tools/axe --no-fund --no-audit --no-save "axe-core@$AXE_VERSION" >/dev/null
+fi

@@ -1,10 +1,118 @@
-"""Client-side behaviour Reflex has no prop for: IME-safe Enter-to-send and polite auto-scroll."""
+"""Client-side behaviour Reflex has no prop for: Enter-to-send, auto-scroll, focus that follows the request.
+
+IME-safe Enter-to-send, polite auto-scroll of the messages, and the focus management described in
+docs/accessibility.md.
+"""
 
 from __future__ import annotations
 
 import reflex as rx
 
 __all__ = ["chat_behaviour"]
+
+# Focus follows the agent's request, for keyboard and screen-reader users (one chat per page):
+# - when a set surfaces (the chat's interrupt slot, a frontend tool call waiting for the person, or an
+#   element marked data-ic-request="true" outside the chat, e.g. a manual aside) and focus is free (on
+#   the page body, the composer that just locked, or a control the run disabled), focus moves to the
+#   first card's heading (data-testid interrupt-prompt; an element marked data-ic-focus; else the first
+#   control). Focus elsewhere, on the person's choice, stays: the run status says "Waiting for you";
+# - the composer and the newest card are scrolled into view (the composer first, then the card);
+# - an answered card that takes the focus with it hands it to the next open card;
+# - once the set is answered, focus returns to the composer (as soon as it is enabled again);
+# - a skip link (class ic-skip, or any link to #ic-composer) focuses its target without a navigation:
+#   the composer, or the request while the composer is locked.
+_FOCUS_SCRIPT = r"""
+(() => {
+  if (window.__interruptChatFocus) return;
+  window.__interruptChatFocus = true;
+  const CONTROLS = 'button:not([disabled]), input:not([type="hidden"]):not([disabled]), select:not([disabled]),' +
+    ' textarea:not([disabled]), summary, a[href]';
+  const chatOf = () => document.querySelector(".ic-chat");
+  const composerOf = (chat) => chat && chat.querySelector('[data-testid="chat-input"]');
+  const requestOf = (chat) => (chat && chat.querySelector('[data-testid="interrupt-slot"], [data-testid="tool-wait"]'))
+    || document.querySelector('[data-ic-request="true"]');
+  const cardsOf = (request) => {
+    const cards = Array.from(request.querySelectorAll('[data-testid="interrupt-card"]'));
+    return cards.length ? cards : [request];
+  };
+  const targetIn = (box) => box.querySelector('[data-ic-focus="true"]') ||
+    box.querySelector('[data-testid="interrupt-prompt"]') || box.querySelector(CONTROLS);
+  const isFree = (el, composer) => !el || el === document.body || el === document.documentElement ||
+    el === composer || el.disabled === true || !el.isConnected;
+  const reveal = (request, composer) => {
+    const cards = cardsOf(request);
+    if (composer) (composer.form || composer).scrollIntoView({ block: "nearest" });
+    cards[cards.length - 1].scrollIntoView({ block: "nearest" });
+  };
+  let shown = null;      // the request element on the page, if any
+  let inRequest = false; // the focus was inside it
+  let back = false;      // the set was answered: the composer takes the focus once it is enabled
+  let lastCard = null;   // the card that last held the focus
+  const open = (card) => !card.dataset.answered && card.querySelector("button:not([disabled])") !== null;
+  const nextCard = (request) => {  // the first open card after the one that held the focus, else the first
+    const cards = cardsOf(request);
+    const after = cards.slice(cards.indexOf(lastCard) + 1);
+    return after.find(open) || cards.find(open);
+  };
+  const check = () => {
+    const chat = chatOf();
+    const composer = composerOf(chat);
+    const request = requestOf(chat);
+    const active = document.activeElement;
+    if (request && request !== shown) {
+      const fresh = !shown;
+      shown = request;
+      back = false;
+      reveal(request, composer);
+      const target = targetIn(cardsOf(request)[0]);
+      if (target && (fresh || inRequest) && isFree(active, composer)) {  // a new set, or its element redrawn
+        target.focus({ preventScroll: true });
+        inRequest = true;
+      }
+      return;
+    }
+    if (!request && shown) {
+      shown = null;
+      back = inRequest || isFree(active, composer);
+      inRequest = false;
+    }
+    if (request && inRequest && isFree(active, null)) {  // an answered card took the focus with it
+      const next = nextCard(request);
+      const target = next && targetIn(next);
+      if (target) target.focus({ preventScroll: true });
+    }
+    if (back && composer && !composer.disabled) {
+      back = false;
+      if (isFree(document.activeElement, composer)) composer.focus({ preventScroll: false });
+    }
+  };
+  document.addEventListener("focusin", (e) => {
+    inRequest = !!(shown && shown.contains(e.target));
+    if (inRequest) lastCard = e.target.closest('[data-testid="interrupt-card"]');
+    if (!inRequest && e.target !== document.body) back = false;
+  });
+  document.addEventListener("click", (e) => {  // capture: before the router's own link handling
+    const link = e.target && e.target.closest && e.target.closest("a.ic-skip, a[href$='#ic-composer']");
+    if (!link || !link.hash) return;
+    const id = decodeURIComponent(link.hash.slice(1));
+    const chat = chatOf();
+    const composer = composerOf(chat);
+    let target = document.getElementById(id);
+    if (target && target === composer && composer.disabled) {
+      const request = requestOf(chat);
+      target = request && targetIn(cardsOf(request)[0]);
+    }
+    if (!target) return;
+    e.preventDefault();  // no hash change: the router would treat it as a navigation
+    if (!target.matches(CONTROLS) && !target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: "nearest" });
+  }, true);
+  new MutationObserver(check).observe(document.documentElement, {
+    childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });
+  check();
+})();
+"""
 
 # Event delegation on the document, so it survives React re-renders and serves every chat on a page.
 # Enter sends, Shift+Enter is a newline, and nothing is sent while an IME composition is open
@@ -38,9 +146,9 @@ _SCRIPT = r"""
   new MutationObserver(scan).observe(document.documentElement, { childList: true, subtree: true });
   scan();
 })();
-"""
+""" + _FOCUS_SCRIPT
 
 
 def chat_behaviour() -> rx.Component:
-    """The script that adds Enter-to-send and follow-the-bottom scrolling (installed once per page)."""
+    """The script that adds Enter-to-send, follow-the-bottom scrolling and focus management (once per page)."""
     return rx.script(_SCRIPT)

@@ -42,7 +42,11 @@ def chat_state(agent_url: str | None = None,
 
 
 def run_status(state: type[ChatState]) -> rx.Component:
-    """The status line: a dot, Ready / Working… / Waiting for you / Failed, and the current step."""
+    """The status line: a dot, Ready / Working… / Waiting for you / Failed, and the current step.
+
+    A polite live region: a screen reader says the status when it changes (once: a stream push
+    that leaves the text as it was changes nothing in the DOM, so nothing is announced).
+    """
     label = rx.match(state.status, ("running", "Working…"), ("interrupted", "Waiting for you"),
                      ("error", "Failed"), "Ready")
     return rx.hstack(
@@ -50,7 +54,8 @@ def run_status(state: type[ChatState]) -> rx.Component:
         rx.text(label, size="1", color_scheme="gray"),
         rx.cond(state.step != "", rx.text("· ", state.step, size="1", color_scheme="gray")),
         align="center", spacing="2", class_name="ic-status",
-        custom_attrs={"data-testid": "run-status", "data-status": state.status},
+        custom_attrs={"data-testid": "run-status", "data-status": state.status, "role": "status",
+                      "aria-live": "polite", "aria-atomic": "true"},
     )
 
 
@@ -67,12 +72,16 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
     return rx.box(
         rx.cond(
             (state.messages.length() == 0) & (state.live.length() == 0),
-            rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"), class_name="ic-empty"),
+            rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"),
+                      class_name="ic-empty"),
         ),
         rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers)),
         rx.foreach(state.live, lambda row: message_row(row, state.resync_stream, renderers)),
         class_name="ic-messages",
-        custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true"},
+        # a named region that takes the focus, so the keyboard can scroll it (it is not a live region:
+        # streamed text is not announced push by push)
+        custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true", "role": "region",
+                      "aria-label": "Messages", "tabindex": "0"},
     )
 
 
@@ -113,7 +122,8 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
                   class_name="ic-toolbar"),
         _messages(state, tool_renderers),
         rx.cond(state.error != "", rx.callout(state.error, icon="triangle_alert", color_scheme="red", size="1",
-                                              class_name="ic-error", custom_attrs={"data-testid": "chat-error"})),
+                                              high_contrast=True, class_name="ic-error",
+                                              custom_attrs={"data-testid": "chat-error", "role": "alert"})),
         _slot(state, interrupts),
         tool_slot(state),
         composer(state),

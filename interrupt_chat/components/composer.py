@@ -6,7 +6,10 @@ import reflex as rx
 
 from ..state import ChatState
 
-__all__ = ["composer"]
+__all__ = ["COMPOSER_ID", "composer"]
+
+#: The message box's element id: the target of a "skip to the message box" link (``href="#ic-composer"``).
+COMPOSER_ID = "ic-composer"
 
 
 def composer(state: type[ChatState]) -> rx.Component:
@@ -16,24 +19,29 @@ def composer(state: type[ChatState]) -> rx.Component:
         rx.el.textarea(
             name="text",
             rows=2,
+            id=COMPOSER_ID,
             placeholder=rx.cond(state.locked, "Answer or cancel the agent's request above first.",
                                 "Message the agent…"),
             disabled=state.locked,
             class_name="ic-composer-input",
-            custom_attrs={"data-testid": "chat-input", "aria-disabled": rx.cond(state.locked, "true", "false")},
+            custom_attrs={"data-testid": "chat-input", "aria-label": "Message the agent",
+                          "aria-disabled": rx.cond(state.locked, "true", "false")},
         ),
         rx.vstack(
-            rx.button(rx.icon("send", size=14), "Send", type="submit", disabled=state.locked | running,
-                      custom_attrs={"data-testid": "chat-send"}),
-            rx.button(rx.icon("square", size=14), "Stop", type="button", color_scheme="gray", variant="soft",
-                      on_click=state.stop, disabled=~running, custom_attrs={"data-testid": "chat-stop"}),
-            spacing="1",
+            rx.button(rx.icon("send", size=14), "Send", type="submit",
+                      disabled=state.locked | running, custom_attrs={"data-testid": "chat-send"}),
+            rx.button(rx.icon("square", size=14), "Stop", type="button", color_scheme="gray",
+                      variant="soft", high_contrast=True, on_click=state.stop, disabled=~running,
+                      custom_attrs={"data-testid": "chat-stop"}),
+            spacing="1", class_name="ic-composer-buttons",
         ),
         rx.cond(state.locked, rx.text("The agent is waiting for your answer above — answer or cancel it to continue.",
-                                      size="1", color_scheme="amber", class_name="ic-hint",
+                                      size="1", color_scheme="amber", high_contrast=True, class_name="ic-hint",
                                       custom_attrs={"data-testid": "chat-locked-hint"})),
-        rx.cond(state.notice != "", rx.text(state.notice, size="1", color_scheme="gray", class_name="ic-hint")),
+        rx.cond(state.notice != "", rx.text(state.notice, size="1", color_scheme="gray",
+                                            class_name="ic-hint", custom_attrs={"role": "status"})),
         on_submit=state.send,
         reset_on_submit=True,
         class_name="ic-composer",
+        custom_attrs={"aria-label": "Message the agent"},
     )

@@ -11,6 +11,8 @@ from typing import Any
 import reflex as rx
 
 from ..state import ChatState
+from .behaviour import chat_behaviour
+from .chat import STYLESHEET
 from .interrupt_slot import interrupt_card
 
 __all__ = ["approvals_inbox"]
@@ -37,7 +39,7 @@ def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
     return rx.box(
         rx.hstack(
             rx.text(card.thread_title, size="2", weight="medium"),
-            rx.badge(card.reason, size="1", variant="soft", color_scheme="gray"),
+            rx.badge(card.reason, size="1", variant="soft", color_scheme="gray", high_contrast=True),
             rx.cond(card.raised != "", rx.text("since ", card.raised, " UTC", size="1", color_scheme="gray")),
             rx.spacer(),
             rx.link("Open thread", href=chat_path, size="1",
@@ -60,6 +62,8 @@ def approvals_inbox(state: type[ChatState], chat_path: str = "/") -> rx.Componen
         chat_path: the page holding that chat, for "Open thread".
     """
     return rx.vstack(
+        rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
+        chat_behaviour(),  # skip links (docs/accessibility.md)
         rx.cond(
             state.inbox.length() == 0,
             rx.callout("Nothing is waiting for you.", icon="check", size="1",

@@ -91,9 +91,10 @@ def _field(field: Any) -> rx.Component:
     )
     return rx.el.label(
         rx.hstack(rx.text(field.label, size="2", weight="medium"),
-                  rx.cond(field.required, rx.text("*", color_scheme="red", size="2")), spacing="1"),
+                  rx.cond(field.required, rx.text("*", color_scheme="red", high_contrast=True, size="2")), spacing="1"),
         control,
-        rx.cond(field.description != "", rx.text(field.description, size="1", color_scheme="gray")),
+        rx.cond(field.description != "", rx.text(field.description, size="1", color_scheme="gray",
+                                                 high_contrast=True)),
         class_name="ic-field",
     )
 
@@ -106,7 +107,7 @@ def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
     approve_reject = rx.fragment(
         rx.button("Approve", type="button", on_click=state.resolve({"approved": True}, card.id), disabled=disabled,
                   custom_attrs=_testid("interrupt-approve")),
-        rx.button("Reject", type="button", color_scheme="red", variant="soft",
+        rx.button("Reject", type="button", color_scheme="red", variant="soft", high_contrast=True,
                   on_click=state.resolve({"approved": False}, card.id), disabled=disabled,
                   custom_attrs=_testid("interrupt-reject")),
     )
@@ -125,7 +126,8 @@ def _edit(state: type[InterruptState], card: Any) -> rx.Component:
         rx.el.details(
             rx.el.summary("Edit arguments and approve", class_name="ic-summary"),
             rx.el.textarea(name="edited_args", default_value=card.edit_args, rows=6,
-                           class_name="ic-input ic-mono", custom_attrs=_testid("interrupt-edit-args")),
+                           class_name="ic-input ic-mono",
+                           custom_attrs=_testid("interrupt-edit-args", **{"aria-label": "Tool arguments (JSON)"})),
             rx.button("Approve with edits", type="submit", size="1", variant="soft",
                       disabled=state.submitting, custom_attrs=_testid("interrupt-approve-edited")),
             open=True,
@@ -140,9 +142,10 @@ def _expiry(card: Any) -> rx.Component:
         card.expires_at != "",
         rx.cond(
             card.expired,
-            rx.badge("expired", color_scheme="red", variant="soft", custom_attrs=_testid("interrupt-expiry")),
+            rx.badge("expired", color_scheme="red", variant="soft", high_contrast=True,
+                     custom_attrs=_testid("interrupt-expiry")),
             rx.badge(rx.text.span("expires in ", card.seconds_left.to_string(), "s"), color_scheme="amber",
-                     variant="soft", custom_attrs=_testid("interrupt-expiry")),
+                     variant="soft", high_contrast=True, custom_attrs=_testid("interrupt-expiry")),
         ),
     )
 
@@ -151,10 +154,12 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
     """One open interrupt: prompt, controls, validation errors in place, Cancel, expiry (S11, S22)."""
     header = rx.hstack(
         rx.icon("hand", size=16),
-        rx.text(card.prompt, weight="medium", custom_attrs=_testid("interrupt-prompt")),
+        # a heading the page moves focus to when the set surfaces (behaviour.py); agent text, as text (S24)
+        rx.heading(card.prompt, as_="h2", size="3", weight="medium", class_name="ic-prompt",
+                   custom_attrs=_testid("interrupt-prompt", tabindex="-1")),
         rx.spacer(),
         _expiry(card),
-        rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", size="1")),
+        rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", high_contrast=True, size="1")),
         align="center", width="100%",
     )
     body = rx.match(
@@ -166,16 +171,19 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
     )
     return rx.box(
         header,
-        rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name), size="1", color_scheme="gray")),
+        rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name, high_contrast=True), size="1",
+                                               color_scheme="gray", high_contrast=True)),
         body,
         rx.cond(card.error != "", rx.callout(card.error, color_scheme="red", size="1", icon="triangle_alert",
-                                                custom_attrs=_testid("interrupt-error"))),
+                                                high_contrast=True,
+                                                custom_attrs=_testid("interrupt-error", role="alert"))),
         class_name="ic-card",
         custom_attrs={"data-testid": "interrupt-card", "data-interrupt-id": card.id, "data-reason": card.reason,
-                      "data-expired": rx.cond(card.expired, "true", "false")},
+                      "data-expired": rx.cond(card.expired, "true", "false"), "data-answered": card.answered},
     )
 
 
 def default_slot(state: type[InterruptState]) -> rx.Component:
     """Renders any interrupt, whatever its reason (S22): one card per open interrupt."""
-    return rx.vstack(rx.foreach(state.cards, lambda card: interrupt_card(state, card)), spacing="3", width="100%")
+    return rx.vstack(rx.foreach(state.cards, lambda card: interrupt_card(state, card)), spacing="3", width="100%",
+                     class_name="ic-cards")

@@ -38,18 +38,19 @@ def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
             rx.spacer(),
             rx.cond(
                 call.rejected,
-                rx.badge("rejected", color_scheme="red", variant="soft", size="1"),
+                rx.badge("rejected", color_scheme="red", variant="soft", high_contrast=True, size="1"),
                 rx.match(
                     status,
-                    *[(s, rx.badge(s.replace("_", " "), color_scheme=c, variant="soft", size="1"))
+                    *[(s, rx.badge(s.replace("_", " "), color_scheme=c, variant="soft", high_contrast=True, size="1"))
                       for s, c in _STATUS_COLOR.items()],
-                    rx.badge(status, variant="soft", size="1"),
+                    rx.badge(status, variant="soft", high_contrast=True, size="1"),
                 ),
             ),
             align="center",
             width="100%",
         ),
-        stream_text(call, call.args, on_gap, tag="pre", class_name="ic-args"),
+        # focusable: long arguments scroll in their box, and the keyboard has to reach them
+        stream_text(call, call.args, on_gap, tag="pre", class_name="ic-args", custom_attrs={"tabindex": "0"}),
         rx.cond(  # the tool's result message, drawn here rather than as a row of its own (shown once)
             call.result_id != "",
             rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result",

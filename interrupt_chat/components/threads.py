@@ -36,6 +36,7 @@ def _rename(state: type[ChatState], thread: Any) -> rx.Component:
                 on_submit=state.rename_thread,
             ),
             size="1",
+            custom_attrs={"aria-label": "Rename thread"},
         ),
     )
 
@@ -51,7 +52,7 @@ def _delete(state: type[ChatState], thread: Any) -> rx.Component:
                                                 "of its decisions stays.")),
             rx.hstack(
                 rx.alert_dialog.cancel(rx.button("Keep it", variant="soft", color_scheme="gray")),
-                rx.alert_dialog.action(rx.button("Delete", color_scheme="red",
+                rx.alert_dialog.action(rx.button("Delete", color_scheme="red", high_contrast=True,
                                                  on_click=state.delete_thread(thread["id"]),
                                                  custom_attrs=_testid("thread-delete-confirm"))),
                 spacing="3", justify="end",
@@ -72,7 +73,7 @@ def _item(state: type[ChatState], thread: Any) -> rx.Component:
             ),
             rx.spacer(),
             rx.cond(thread["pending"] == "true",
-                    rx.badge("waiting", color_scheme="amber", variant="surface", size="1")),
+                    rx.badge("waiting", color_scheme="amber", variant="surface", high_contrast=True, size="1")),
             variant=rx.cond(current, "soft", "ghost"), size="1", class_name="ic-thread-item",
             on_click=state.switch_thread(thread["id"]), disabled=state.status == "running",
             custom_attrs=_testid("thread-item", **{"data-thread-id": thread["id"], "data-current": thread["current"],
@@ -102,10 +103,10 @@ def thread_list(state: type[ChatState]) -> rx.Component:
 def audit_trail(state: type[ChatState]) -> rx.Component:
     """The shown thread's decisions, oldest first: action, reason, time and the (masked) answer."""
     return rx.vstack(
-        rx.text("Decisions", size="1", weight="bold", color_scheme="gray"),
+        rx.heading("Decisions", as_="h2", size="1", weight="bold", color_scheme="gray", high_contrast=True),
         rx.cond(state.decisions.length() == 0, rx.text("None yet.", size="1", color_scheme="gray")),
         rx.foreach(state.decisions, lambda entry: rx.box(
-            rx.hstack(rx.badge(entry["action"], size="1", variant="soft"),
+            rx.hstack(rx.badge(entry["action"], size="1", variant="soft", high_contrast=True),
                       rx.text(entry["reason"], size="1", class_name="ic-mono"), spacing="2", align="center"),
             rx.text(entry["at"], " UTC", size="1", color_scheme="gray"),
             rx.cond(entry["payload"] != "", rx.text(entry["payload"], size="1", class_name="ic-mono")),

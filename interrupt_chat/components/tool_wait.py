@@ -88,7 +88,7 @@ def default_tool_card(call: ToolCall) -> rx.Component:
     field_id = "tool-result-" + call.row["id"].to(str)
     return call.form(
         rx.vstack(
-            rx.heading(rx.text.span("The agent calls "), rx.code(call.row["name"]), size="3", as_="h3"),
+            rx.heading(rx.text.span("The agent calls "), rx.code(call.row["name"]), size="3", as_="h2"),
             rx.el.pre(call.row["args_json"], class_name="ic-args"),
             rx.el.label("Result (JSON or text)", html_for=field_id, class_name="ic-hint"),
             rx.text_area(name="result", id=field_id, width="100%"),
