@@ -1,10 +1,11 @@
 """The dojo-feature pages: a custom tool renderer (/tool-ui), generative UI from state deltas
-(/progress) and a recipe both sides edit (/shared-state, S32)."""
+(/progress) and a recipe both sides edit (/shared-state, S32); each also axe-clean in its final state."""
 
 from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from .a11y import assert_axe_clean
 from .conftest import Chat
 
 
@@ -20,6 +21,7 @@ def test_tool_ui_draws_get_weather_with_its_renderer(chat: Chat):
     expect(call).to_have_attribute("data-status", "complete")
     expect(call.locator(".ic-args")).to_have_count(0)  # not the default card
     chat.shot_content("tool-ui-page")
+    assert_axe_clean(chat.page, "/tool-ui weather card")
 
 
 def test_progress_card_follows_the_state_deltas(chat: Chat, demo_agent):
@@ -32,6 +34,7 @@ def test_progress_card_follows_the_state_deltas(chat: Chat, demo_agent):
         expect(steps.nth(index)).to_have_attribute("data-status", "done")
     expect(chat.messages("assistant").last).to_have_text("All steps are done.")
     chat.shot_content("progress-page")
+    assert_axe_clean(chat.page, "/progress done")
 
 
 def test_s32_the_recipe_goes_to_the_agent_and_comes_back_edited(chat: Chat, demo_agent):
@@ -47,3 +50,4 @@ def test_s32_the_recipe_goes_to_the_agent_and_comes_back_edited(chat: Chat, demo
     [request] = demo_agent.records(demo_agent.last_thread())
     assert request["state"] == {"recipe": {"title": "Pancakes", "ingredients": ["flour", "milk"]}}
     chat.shot_content("shared-state-page")
+    assert_axe_clean(chat.page, "/shared-state edited by the agent")
