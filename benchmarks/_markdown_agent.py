@@ -17,8 +17,6 @@ import argparse
 import asyncio
 import json
 import re
-import socket
-import sys
 import time
 import uuid
 from typing import Any
@@ -32,6 +30,8 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 from ag_ui.encoder import EventEncoder
+
+from benchmarks._asgi import read_body, send_json, serve
 
 RATE = re.compile(r"rate:(\d+(?:\.\d+)?)")
 _HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
@@ -85,17 +85,9 @@ class MarkdownAgent:
                     pass
             return
         if scope["method"] == "GET":
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"application/json")]})
-            await send({"type": "http.response.body", "body": json.dumps(self.last).encode()})
+            await send_json(send, json.dumps(self.last).encode())
             return
-        raw = b""
-        while True:
-            message = await receive()
-            raw += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        await self._run(RunAgentInput.model_validate_json(raw), send)
+        await self._run(RunAgentInput.model_validate_json(await read_body(receive)), send)
 
     async def _run(self, body: RunAgentInput, send: Any) -> None:
         users = [m for m in body.messages if m.role == "user"]
@@ -130,18 +122,10 @@ class MarkdownAgent:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=4000)
     args = parser.parse_args(argv)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(MarkdownAgent(args.deltas), lifespan="off", log_level="warning", access_log=False)
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
-    sys.stdout.flush()
-    uvicorn.Server(config).run(sockets=[sock])
+    serve(MarkdownAgent(args.deltas))
 
 
 if __name__ == "__main__":

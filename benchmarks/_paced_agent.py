@@ -19,8 +19,6 @@ import argparse
 import asyncio
 import json
 import re
-import socket
-import sys
 import time
 import uuid
 from typing import Any
@@ -35,6 +33,8 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 from ag_ui.encoder import EventEncoder
+
+from benchmarks._asgi import read_body, send_json, serve
 
 NONCE = re.compile(r"nonce:(Z[0-9a-f]{16})")
 _HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]
@@ -62,18 +62,10 @@ class PacedAgent:
                 body = json.dumps({"sent": self.sent, "counts": self.counts}).encode()
             else:
                 body = b'{"ok": true}'
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"application/json")]})
-            await send({"type": "http.response.body", "body": body})
+            await send_json(send, body)
             return
-        raw = b""
-        while True:
-            message = await receive()
-            raw += message.get("body", b"")
-            if not message.get("more_body"):
-                break
         try:
-            run_input = RunAgentInput.model_validate_json(raw)
+            run_input = RunAgentInput.model_validate_json(await read_body(receive))
         except ValueError:
             self.counts["bad_input"] += 1
             await send({"type": "http.response.start", "status": 422, "headers": []})
@@ -128,22 +120,12 @@ class PacedAgent:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=200)
     parser.add_argument("--rate", type=float, default=20.0, help="deltas per second per run")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", args.port))
-    config = uvicorn.Config(PacedAgent(args.deltas, args.rate), lifespan="off", log_level="warning",
-                            access_log=False, loop="asyncio", backlog=2048, timeout_keep_alive=60)
-    server = uvicorn.Server(config)
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
-    sys.stdout.flush()
-    server.run(sockets=[sock])
+    serve(PacedAgent(args.deltas, args.rate), args.port, loop="asyncio", backlog=2048, timeout_keep_alive=60)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ the core's :class:`~interrupt_chat.agui.Transcript` into what ``rx.foreach`` ite
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -109,16 +110,18 @@ def _tool_call_row(transcript: Transcript, call_id: str, result_id: str, cut: _F
     call = transcript.tool_calls.get(call_id)
     if call is None:
         return None
-    args = json.dumps(call.args, indent=2, ensure_ascii=False) if call.args is not None else call.args_text
+    parsed = call.args  # parsed on each access: once per row
+    args = json.dumps(parsed, indent=2, ensure_ascii=False) if parsed is not None else call.args_text
     stream = ""
     if cut is not None and (length := cut.lengths.get(key := args_key(cut.thread_id, call.id))) is not None:
         args, stream = call.args_text[:length], key
     return ToolCallRow(id=call.id, name=call.name, status=call.status, args=args,
                        result=call.result or "" if result_id else "", rejected=call.rejected, result_id=result_id,
-                       stream=stream, streaming=call.status == "streaming", input=call.args,
+                       stream=stream, streaming=call.status == "streaming", input=parsed,
                        output=_json_or_none(call.result))
 
 
+@functools.lru_cache(maxsize=256)  # rows are rebuilt on every push of the turn: parse each result once
 def _json_or_none(text: str | None) -> Any:
     if not text:
         return None

@@ -32,26 +32,24 @@ def last_tool_result(body: RunAgentInput) -> ToolMessage | None:
 
 def steps(ctx: RunContext) -> Iterator[BaseEvent]:
     """Ask the person to pick the steps, through the frontend tool (when the chat declares it)."""
-    if not any(tool.name == STEPS_TOOL for tool in ctx.body.tools or []):
-        yield from ctx.ev.text_message(f"This chat offers no {STEPS_TOOL} tool, so I cannot ask you for steps.")
-        yield ctx.ev.run_finished()
-        return
-    message_id = new_id("msg")
-    yield from ctx.ev.text_message("Here is my plan. Untick what I should skip, then confirm.", message_id)
     plan = {"steps": [{"description": step, "status": "enabled"} for step in STEPS]}
-    yield from ctx.ev.tool_call(new_id("call"), STEPS_TOOL, plan, message_id)
-    yield ctx.ev.run_finished()
+    yield from _call(ctx, STEPS_TOOL, plan, "Here is my plan. Untick what I should skip, then confirm.",
+                     "ask you for steps")
 
 
 def clock(ctx: RunContext) -> Iterator[BaseEvent]:
     """Ask the chat for the time through its ``get_time`` tool (when it declares it)."""
-    if not any(tool.name == CLOCK_TOOL for tool in ctx.body.tools or []):
-        yield from ctx.ev.text_message(f"This chat offers no {CLOCK_TOOL} tool, so I cannot tell the time.")
-        yield ctx.ev.run_finished()
-        return
-    message_id = new_id("msg")
-    yield from ctx.ev.text_message("Let me look at your clock.", message_id)
-    yield from ctx.ev.tool_call(new_id("call"), CLOCK_TOOL, {"timezone": "UTC"}, message_id)
+    yield from _call(ctx, CLOCK_TOOL, {"timezone": "UTC"}, "Let me look at your clock.", "tell the time")
+
+
+def _call(ctx: RunContext, tool: str, args: dict[str, Any], intro: str, purpose: str) -> Iterator[BaseEvent]:
+    """A message and a call to the frontend tool ``tool``; without it in ``tools``, say so instead."""
+    if not any(declared.name == tool for declared in ctx.body.tools or []):
+        yield from ctx.ev.text_message(f"This chat offers no {tool} tool, so I cannot {purpose}.")
+    else:
+        message_id = new_id("msg")
+        yield from ctx.ev.text_message(intro, message_id)
+        yield from ctx.ev.tool_call(new_id("call"), tool, args, message_id)
     yield ctx.ev.run_finished()
 
 

@@ -15,7 +15,8 @@ from playwright.sync_api import Page, expect
 from .conftest import Chat
 
 
-def _wipe_backend_states(reflex_app) -> None:
+def wipe_backend_states(reflex_app) -> None:
+    """A fresh backend: every state gone from memory and ``.states/``; only the thread database remembers."""
     manager = reflex_app.app_instance._state_manager
     for _ in range(2):  # a debounced disk write may land once more
         manager.states.clear()
@@ -26,28 +27,39 @@ def _wipe_backend_states(reflex_app) -> None:
         time.sleep(0.5)
 
 
-def test_s25_approval_survives_a_backend_restart_without_reload(page: Page, app_url, reflex_app, demo_agent):
-    sockets = []
+class TabRestart:
+    """A backend restart under an open tab: states wiped, the tab's socket closed, the tab reconnected."""
 
-    def route(ws) -> None:
+    def __init__(self, page: Page) -> None:
+        """Watch the tab's event sockets (before the page opens)."""
+        self.page = page
+        self.sockets: list = []
+        page.context.route_web_socket(re.compile(r"/_event"), self._route)
+
+    def _route(self, ws) -> None:
         ws.connect_to_server()
-        sockets.append(ws)
+        self.sockets.append(ws)
 
-    page.context.route_web_socket(re.compile(r"/_event"), route)
+    def __call__(self, reflex_app) -> None:
+        """Restart, and return once the tab has reconnected to the fresh backend."""
+        wipe_backend_states(reflex_app)
+        connections = len(self.sockets)
+        self.sockets[-1].close(code=1012, reason="service restart")  # the tab reconnects on its own
+        deadline = time.monotonic() + 20
+        while len(self.sockets) == connections and time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+        assert len(self.sockets) > connections, "the page did not reconnect"
+
+
+def test_s25_approval_survives_a_backend_restart_without_reload(page: Page, app_url, reflex_app, demo_agent):
+    restart = TabRestart(page)
     page.set_viewport_size({"width": 1280, "height": 900})
     chat = Chat(page, app_url)
     chat.interrupt("approval")
     thread = demo_agent.last_thread()
     interrupt_id = chat.card().get_attribute("data-interrupt-id")
 
-    _wipe_backend_states(reflex_app)
-    connections = len(sockets)
-    sockets[-1].close(code=1012, reason="service restart")  # the tab reconnects on its own
-    deadline = time.monotonic() + 20
-    while len(sockets) == connections and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    assert len(sockets) > connections, "the page did not reconnect"
-
+    restart(reflex_app)
     chat.wait("interrupted")
     expect(chat.cards()).to_have_count(1)
     expect(chat.card()).to_have_attribute("data-interrupt-id", interrupt_id)
@@ -63,7 +75,7 @@ def test_s25_after_a_backend_restart_the_approval_is_answered_exactly_once_from_
     chat.interrupt("approval")
     thread = demo_agent.last_thread()
     interrupt_id = chat.card().get_attribute("data-interrupt-id")
-    _wipe_backend_states(reflex_app)  # a fresh backend: only the thread database remembers
+    wipe_backend_states(reflex_app)
     inbox = chat.page.context.new_page()
     inbox.goto(chat.base_url + "/inbox")
     item = inbox.locator(f'[data-testid="inbox-item"][data-thread-id="{thread}"]')

@@ -5,13 +5,11 @@
 from __future__ import annotations
 
 import json
-import re
-import time
 
 from playwright.sync_api import Page, expect
 
 from .conftest import Chat
-from .test_restart import _wipe_backend_states
+from .test_restart import TabRestart
 
 
 def _tool_results(demo_agent, thread: str) -> list[dict]:
@@ -43,13 +41,7 @@ def test_s27_s28_steps_are_ticked_and_sent_once(chat: Chat, demo_agent):
 
 
 def test_s27_a_waiting_call_survives_a_reload_and_a_backend_restart(page: Page, app_url, reflex_app, demo_agent):
-    sockets = []
-
-    def route(ws) -> None:
-        ws.connect_to_server()
-        sockets.append(ws)
-
-    page.context.route_web_socket(re.compile(r"/_event"), route)
+    restart = TabRestart(page)
     page.set_viewport_size({"width": 1280, "height": 900})
     chat = Chat(page, app_url)
     chat.interrupt("steps", "/steps")
@@ -60,13 +52,7 @@ def test_s27_a_waiting_call_survives_a_reload_and_a_backend_restart(page: Page, 
     chat.wait("interrupted")
     expect(page.get_by_test_id("tool-wait")).to_have_attribute("data-tool-call-id", call_id)
 
-    _wipe_backend_states(reflex_app)
-    connections = len(sockets)
-    sockets[-1].close(code=1012, reason="service restart")  # the tab reconnects to a fresh backend state
-    deadline = time.monotonic() + 20
-    while len(sockets) == connections and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    assert len(sockets) > connections, "the page did not reconnect"
+    restart(reflex_app)  # the tab reconnects to a fresh backend state
     chat.wait("interrupted")
     expect(page.get_by_test_id("tool-wait")).to_have_attribute("data-tool-call-id", call_id)
     expect(chat.input).to_be_disabled()
