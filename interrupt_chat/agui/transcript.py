@@ -484,8 +484,11 @@ class Transcript:
             self._touch(message.id)
 
     def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
-        """Merge by id: existing order kept, snapshot versions swapped in, new ids appended.
+        """Merge by id: existing order kept, snapshot versions swapped in, new ids at their snapshot place.
 
+        A new message goes right after the known message before it in the snapshot (a tool result the
+        producer renamed lands after its call, not after the answer that followed it: the next run's
+        history must keep that order); new messages before every known one are appended, in order.
         Dict lookups only: linear in the snapshot plus the transcript (the snapshot speaks for the
         whole list). A message whose wire form did not change keeps its cached AG-UI model.
         """
@@ -496,13 +499,23 @@ class Transcript:
             log.warning("MESSAGES_SNAPSHOT repeats message ids; keeping the last version of each")
         incoming = list(by_id.values())
         roles = {view.role for view in incoming}
+        known = {m.id for m in self.messages} & by_id.keys()
+        leading: list[MessageView] = []  # new messages before the first known one: appended
+        following: dict[str, list[MessageView]] = {}  # known id -> the new messages right after it
+        previous: str | None = None
+        for view in incoming:
+            if view.id in known:
+                previous = view.id
+            else:
+                (following.setdefault(previous, []) if previous is not None else leading).append(view)
         merged = []
         for message in self.messages:
             if message.id in by_id:
                 merged.append(by_id.pop(message.id))
+                merged.extend(following.get(message.id, ()))
             elif message.role in ("activity", "reasoning") and message.role not in roles:
                 merged.append(message)  # client-only messages the snapshot does not speak for
-        merged.extend(view for view in incoming if view.id in by_id)
+        merged.extend(leading)
         history_ids = {m.id for m in self.messages[:self.tail_start]}
         self._replace_messages(merged)
         # the tail starts at the first message that was not history: this run's, or new in the snapshot

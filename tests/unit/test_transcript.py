@@ -351,10 +351,27 @@ def test_messages_snapshot_merges_by_id():
     apply(t, snapshot({"id": "new1", "role": "assistant", "content": "appended"},
                       {"id": "a1", "role": "assistant", "content": "final"},
                       {"id": "u1", "role": "user", "content": "hi"}))
-    # existing order kept (u1, a1), new ids appended in snapshot order, missing ids dropped
+    # existing order kept (u1, a1), new ids before every known one appended, missing ids dropped
     assert order(t) == [("u1", "user"), ("a1", "assistant"), ("new1", "assistant")]
     assert t.message("a1").content == "final"  # snapshot version swapped in
     assert t.message("gone") is None
+
+
+def test_messages_snapshot_puts_a_new_message_after_the_known_one_before_it():
+    # Microsoft's resumed run: TOOL_CALL_RESULT streams the result under one id, the snapshot names it
+    # another and puts it between the call and the answer; the next run's history must keep that order
+    t = Transcript()
+    t.add_user_message("u1", "clean up")
+    apply(t, run_started(), *call("c1", {"count": 3}, name="delete_files", parent="a1"))
+    apply(t, result("streamed", "c1", "done"),
+          *text("a2", "Tool said: done"))
+    apply(t, snapshot({"id": "u1", "role": "user", "content": "clean up"},
+                      {"id": "a1", "role": "assistant", "toolCalls": [
+                          {"id": "c1", "type": "function", "function": {"name": "delete_files",
+                                                                        "arguments": '{"count": 3}'}}]},
+                      {"id": "approval-response-1", "role": "tool", "toolCallId": "c1", "content": "done"},
+                      {"id": "a2", "role": "assistant", "content": "Tool said: done"}))
+    assert order(t) == [("u1", "user"), ("a1", "assistant"), ("approval-response-1", "tool"), ("a2", "assistant")]
 
 
 def test_messages_snapshot_keeps_client_only_activity_and_reasoning():
