@@ -356,6 +356,15 @@ class InterruptTracker:
             self._answers = {}
             self._sealed = False
 
+    def new_stream(self) -> None:
+        """A new request's stream begins.
+
+        A ``RUN_ERROR`` before its ``RUN_STARTED`` refuses that request (ADK refuses a new message
+        while an interrupt waits); it is no late error of the run before, whose interrupts stay
+        pending (S5).
+        """
+        self._finalized = None
+
     def submission_failed(self, error: Any = None) -> None:
         """The resume request failed before ``RUN_STARTED``: keep answers, lift the seal (S15)."""
         if error is not None:

@@ -241,7 +241,7 @@ class AgentSession:
             return
         pending = self.tracker.pending
         bound = {i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else set()
-        waits = self.tools.waits(self.transcript, self.transcript.run_tool_call_ids(), bound)
+        waits = self.tools.waits(self.transcript, self.transcript.run_tool_call_ids(), bound, pending is not None)
         self.tool_waits = [w for w in waits if w.error is None]
         for wait in waits:
             if wait.error is not None:
@@ -271,6 +271,7 @@ class AgentSession:
         self.transcript.status, self.transcript.error = "running", None
         client = self.client or AgentClient("")  # restored from a pickle without a client: a clear error
         run = self._run = client.run(run_input)
+        self.tracker.new_stream()
         chunks, verifier = ChunkExpander(), Verifier()
         started = finished = False
         wire_events = aiter(run)

@@ -168,6 +168,18 @@ async def test_s03_interrupt_surfaced_only_after_the_run_finalizes():
     assert session.error is None
 
 
+async def test_s05_a_new_request_refused_with_an_opening_run_error_leaves_the_interrupts_owed():
+    session, agent = await interrupted_session()
+    owed = session.tracker.pending
+    agent.then(lambda body: [run_error("answer the pending interrupt first", "INTERRUPT_RESUME_REQUIRED")])
+    await drain(session.send("never mind", message_id="u2"))  # ADK refuses a message while an interrupt waits
+    assert session.error and "answer the pending interrupt first" in session.error
+    assert session.tracker.pending is not None and session.tracker.pending.ids == owed.ids  # still owed
+    agent.then(resumed_run)
+    await drain(session.submit(session.tracker.resolve({"approved": True})))
+    assert agent.bodies[-1]["resume"][0]["interruptId"] == "int-call_1" and session.tracker.pending is None
+
+
 async def test_s12_resume_request_fields():
     session, agent = await interrupted_session()
     agent.then(resumed_run)
