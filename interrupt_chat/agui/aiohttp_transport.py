@@ -116,6 +116,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                               stream=_Body(response, request), request=request, extensions=extensions)
 
     async def aclose(self) -> None:
-        """Close the session and its connections."""
-        if self._session is not None:
-            await self._session.close()
+        """Close the session and its connections; a later request opens a new session.
+
+        ``httpx.AsyncClient`` closes its transport when it exits, once per run, and an httpx
+        transport serves requests again after that: so does this one (``AgentClient(transport=...)``).
+        """
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()

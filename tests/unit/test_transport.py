@@ -36,6 +36,7 @@ from interrupt_chat.agui import (
     AgentTimeoutError,
     RunCancelled,
 )
+from interrupt_chat.agui.aiohttp_transport import AiohttpTransport
 from tests.unit.agents import (
     SSE_HEAD_CHUNKED,
     SSE_HEAD_UNTIL_CLOSE,
@@ -546,6 +547,18 @@ async def test_loopback_normal_run_and_request(loopback):
     assert agent.requests[0].headers["content-type"] == "application/json"
     assert agent.requests[0].headers["accept"] == "text/event-stream"
     assert agent.bodies[0]["protocolVersion"] == "1.0"
+
+
+@pytest.mark.loopback
+async def test_a_transport_the_app_passes_serves_every_run(loopback):
+    """httpx's client closes its transport after each run; the aiohttp wire opens again, as httpx's own does."""
+    agent = ScriptedAgent()
+    wire = AiohttpTransport(httpx.create_ssl_context())
+    client = AgentClient(loopback.mount(agent), transport=wire)
+    for run_id in ("r1", "r2", "r3"):
+        events = await collect(client, run_id)
+        assert events[0].run_id == run_id and events[-1].type == EventType.RUN_FINISHED
+    assert len(agent.bodies) == 3
 
 
 @pytest.mark.loopback
