@@ -1,4 +1,7 @@
-"""The approvals inbox: every interrupt waiting for the owner, across threads, answered in place.
+"""The approvals inbox: what waits for the owner, across threads.
+
+Every interrupt is answered in place; every frontend-tool call waiting for the owner is listed
+with a way to its thread (the tool's own UI belongs to the chat that declares it).
 
 The inbox works on the chat state's own copy of each thread (``chat._sessions``), so an answer
 given here and one given in the chat meet the same tracker: the exactly-once rules hold across
@@ -17,6 +20,7 @@ from .answers import conclude, decide
 from .cards import Card, build_cards
 from .forms import FormError, edited_approval, payload_from_form
 from .threads_db import ThreadDBError
+from .views import InboxToolRow, tool_rows, waits_for_person
 
 if TYPE_CHECKING:
     from .state import ChatState
@@ -28,23 +32,24 @@ async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
     """Fill ``inbox`` with one card per waiting interrupt of the owner, newest thread first."""
     async with state:
         chat = await driver.ready(state, chat_cls)
-        chat.inbox = _cards(chat)
+        _fill(chat)
 
 
-def _cards(chat: ChatState) -> list[Card]:
-    """Inside the lock: the waiting threads (from the database and from memory) as cards."""
+def _fill(chat: ChatState) -> None:
+    """Inside the lock: the waiting threads (from the database and from memory) as cards and tool rows."""
     db, waiting = persistence.database(), {}
     if db is not None and chat._owner_key:
         try:
             waiting = {item.thread_id: item for item in db.pending(chat._owner_key)}
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
-    thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if s.tracker.pending and t not in waiting)]
-    cards = []
+    thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]
+    cards: list[Card] = []
+    tools: list[InboxToolRow] = []
     for thread_id in thread_ids:
         persistence.refresh(chat, thread_id)
         session = persistence.load_thread(chat, thread_id)
-        if session is None or session.tracker.pending is None:
+        if session is None or not waits_for_person(session):
             continue
         item = waiting.get(thread_id)
         raised = item.raised_at.strftime("%Y-%m-%d %H:%M") if item and item.raised_at else ""
@@ -52,7 +57,8 @@ def _cards(chat: ChatState) -> list[Card]:
             (m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
         cards += [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised)
                   for c in build_cards(session.tracker.pending, session.tracker, session.transcript)]
-    return cards
+        tools += [InboxToolRow(thread_id, title, raised, row.id, row.name, row.args_json) for row in tool_rows(session)]
+    chat.inbox, chat.inbox_tools = cards, tools
 
 
 async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_id: str, payload: Any,
@@ -63,7 +69,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         persistence.refresh(chat, thread_id)
         session = persistence.load_thread(chat, thread_id)
         if session is None or session.tracker.pending is None:
-            chat.inbox = _cards(chat)
+            _fill(chat)
             return
         outcome = await decide(chat, session, verb, payload, interrupt_id,
                                lambda card_id, message: _card_error(chat, thread_id, card_id, message))
@@ -73,7 +79,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
             driver.publish(chat, session, full=True, starting=outcome.events is not None)
             await routing.route(state, chat_cls, session, keep_result=True)
-        chat.inbox = _cards(chat)
+        _fill(chat)
     await conclude(state, chat_cls, session, outcome)
     await load(state, chat_cls)
 
@@ -129,6 +135,7 @@ class InboxHandlers(rx.State, mixin=True):
     """The chat state's inbox: its var and event handlers (a mixin of ``ChatState``)."""
 
     inbox: list[Card] = []  # one card per interrupt waiting for the owner, across threads
+    inbox_tools: list[InboxToolRow] = []  # the frontend-tool calls waiting for the owner, across threads
 
     @rx.event(background=True)
     async def load_inbox(self):

@@ -17,7 +17,7 @@ from starlette.routing import Mount
 
 import interrupt_chat as ic
 from interrupt_chat.demo_agent import create_app as create_demo_agent
-from interrupt_chat.demo_dojo import progress_chat, recipe_chat, steps_chat, weather_chat
+from interrupt_chat.demo_dojo import StepsTool, progress_chat, recipe_chat, steps_chat, weather_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -226,8 +226,13 @@ ic.set_default_agent_url(DEMO_AGENT_PATH)  # used unless INTERRUPT_CHAT_AGENT_UR
 
 
 def inbox() -> rx.Component:
-    """/inbox: every approval waiting for you across the threads of the main chat, answered in place."""
-    return _page(ic.approvals_inbox(ic.chat_state(), chat_path="/"), title="Approvals inbox",
+    """/inbox: what waits for you across your threads.
+
+    The main chat's approvals, answered in place, and the task-steps chat's waiting tool calls
+    (answered on /steps).
+    """
+    inbox_ = ic.approvals_inbox(ic.chat_state(), chat_path="/", also=[(ic.chat_state(tools=[StepsTool]), "/steps")])
+    return _page(inbox_, title="Approvals inbox",
                  intro="Every request the agent is waiting on, in all your threads. Answer here, or open the thread.",
                  skip="#main")
 

@@ -128,8 +128,8 @@ class ThreadSummary:
         title: the person's title, else the first user message (at most 60 characters), else "".
         created_at: first save (aware, UTC).
         updated_at: last save (aware, UTC).
-        pending: interrupts are waiting for an answer.
-        pending_count: how many (a legacy interrupt counts one).
+        pending: interrupts or frontend-tool calls are waiting for the person.
+        pending_count: how many (a legacy interrupt counts one, so does each waiting tool call).
     """
 
     thread_id: str
@@ -153,6 +153,9 @@ class PendingItem:
             value itself when it is a string); None when there is none.
         expires_at: ``expiresAt`` parsed (S11); None when absent or unparseable.
         raised_at: when a save first saw this pending set (aware, UTC).
+        tool_call_id: for a frontend-tool call waiting for the person (S27) instead of an
+            interrupt, its id ("" for an interrupt); ``interrupt_id`` and ``reason`` are then "".
+        tool_name: that call's tool.
     """
 
     thread_id: str
@@ -162,6 +165,8 @@ class PendingItem:
     message: str | None
     expires_at: datetime | None
     raised_at: datetime | None
+    tool_call_id: str = ""
+    tool_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -521,24 +526,19 @@ class ThreadDB:
             stored, old = known.stored, known.digests  # what our last save or load left: no read needed
         else:
             row = conn.execute(_SELECT_THREAD, where).first()
-            stored = _Stored(row.revision, _pending_identity(row.pending)) if row else None
+            stored = _Stored(row.revision, _pending_identity(row.pending, row.meta)) if row else None
             old = [] if stored is None or damaged else list(conn.execute(_SELECT_HASHES, where).scalars())
         now = self._stamp()
-        pending = record["pending"]
-        values: dict[str, Any] = {
-            "updated_at": now, "version": RECORD_VERSION, "state": record["state"], "pending": pending,
-            "answers": record["answers"], "meta": {k: record[k] for k in _META_KEYS},
-            "last_run_id": record["lastRunId"], "error": record["error"], "pending_count": _pending_count(pending),
-        }
+        values = _thread_values(record, now)
         renamed = title is not None and bool(title.strip())
         if renamed:
             values["title"], values["title_custom"] = _custom_title(title or ""), True
         else:  # the first user message, unless the thread was renamed (the UPDATE keeps a custom title)
             first_user = next((view for view, _ in scanned if view.role == "user"), None)
             values["default_title"] = _shorten(_plain_text(first_user.content), TITLE_CHARS) if first_user else ""
-        identity = _pending_identity(pending)
-        if pending is None or stored is None or stored.pending != identity:
-            values["pending_since"] = now if pending is not None else None
+        identity = _pending_identity(values["pending"], values["meta"])
+        if not values["pending_count"] or stored is None or stored.pending != identity:
+            values["pending_since"] = now if values["pending_count"] else None
         rewritten = 0
         if stored is None:
             revision = 1
@@ -618,7 +618,7 @@ class ThreadDB:
         known = self._known_for((owner, thread_id))
         known.memo.scan(session.transcript)  # so the next save converts only what changes after this load
         with self._lock:
-            known.stored = _Stored(row.revision, _pending_identity(row.pending))
+            known.stored = _Stored(row.revision, _pending_identity(row.pending, row.meta))
             known.digests = [r.hash for r in rows]
         return session
 
@@ -685,7 +685,9 @@ class ThreadDB:
         return found
 
     def pending(self, owner: str) -> list[PendingItem]:
-        """Every pending interrupt across ``owner``'s threads: the newest set first, protocol order within.
+        """Every pending interrupt and waiting tool call across ``owner``'s threads.
+
+        The newest set first, protocol order within, a thread's interrupts before its tool calls.
 
         A thread whose pending set does not parse is skipped with a warning (it still raises
         :class:`ThreadDBError` from :meth:`load`).
@@ -694,7 +696,7 @@ class ThreadDB:
             ThreadDBError: the database failed.
         """
         t = threads_table
-        query = (select(t.c.thread_id, t.c.title, t.c.pending, t.c.pending_since)
+        query = (select(t.c.thread_id, t.c.title, t.c.pending, t.c.meta, t.c.pending_since)
                  .where((t.c.owner == owner) & (t.c.pending_count > 0))
                  .order_by(t.c.pending_since.desc(), t.c.thread_id))
         with self._transaction("list the pending interrupts") as conn:
@@ -703,6 +705,9 @@ class ThreadDB:
         for row in rows:
             try:
                 items.extend(_pending_items(row.thread_id, row.title, row.pending, _aware(row.pending_since)))
+                items.extend(PendingItem(row.thread_id, row.title, "", "", None, None, _aware(row.pending_since),
+                                         str(w.get("toolCallId") or ""), str(w.get("name") or ""))
+                             for w in _person_waits(row.meta))
             except (ValueError, TypeError, AttributeError) as exc:
                 log.warning("thread database: skipping the unreadable pending set of thread %.80s (%s)",
                             row.thread_id, exc)
@@ -803,7 +808,7 @@ class _Known:
 _W_THREAD = (threads_table.c.owner == bindparam("w_owner")) & (threads_table.c.thread_id == bindparam("w_thread"))
 _W_MESSAGES = ((messages_table.c.owner == bindparam("w_owner"))
                & (messages_table.c.thread_id == bindparam("w_thread")))
-_SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending).where(_W_THREAD)
+_SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta).where(_W_THREAD)
 _SELECT_HASHES = select(messages_table.c.hash).where(_W_MESSAGES).order_by(messages_table.c.seq)
 _UPDATE_THREAD = threads_table.update().where(_W_THREAD & (threads_table.c.revision == bindparam("w_revision")))
 # a rename (here or in another process) does not move the revision: the title is kept in SQL when it is custom
@@ -851,24 +856,45 @@ def _custom_title(title: str) -> str:
     return _shorten(_plain_text(title), CUSTOM_TITLE_CHARS)
 
 
-def _pending_count(pending: dict[str, Any] | None) -> int:
-    if pending is None:
-        return 0
-    return 1 if pending.get("kind") == "legacy" else len(pending.get("interrupts") or [])
+def _thread_values(record: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """A session record's ``threads`` columns (title and ``pending_since`` aside)."""
+    pending, meta = record["pending"], {k: record[k] for k in _META_KEYS}
+    return {"updated_at": now, "version": RECORD_VERSION, "state": record["state"], "pending": pending,
+            "answers": record["answers"], "meta": meta, "last_run_id": record["lastRunId"], "error": record["error"],
+            "pending_count": _pending_count(pending, meta)}
 
 
-def _pending_identity(pending: Any) -> Any:
-    """What makes a pending set the same set again: its run and its interrupts' ids (or legacy value)."""
+def _person_waits(meta: Any) -> list[dict[str, Any]]:
+    """The frontend-tool calls in ``meta`` that wait for a person (not for a server-side handler, S30)."""
+    waits = meta.get("toolWaits") if isinstance(meta, dict) else None
+    return [w for w in waits or [] if isinstance(w, dict) and not w.get("handled")]
+
+
+def _pending_count(pending: dict[str, Any] | None, meta: Any = None) -> int:
+    """How many answers the person owes: each interrupt (a legacy one counts one) and each waiting tool call."""
+    interrupts = (0 if pending is None else 1 if pending.get("kind") == "legacy"
+                  else len(pending.get("interrupts") or []))
+    return interrupts + len(_person_waits(meta))
+
+
+def _pending_identity(pending: Any, meta: Any = None) -> Any:
+    """What makes a pending set the same set again.
+
+    Its run, its interrupts' ids (or legacy value) and the waiting tool calls' ids.
+    """
+    waits = tuple(str(w.get("toolCallId")) for w in _person_waits(meta))
     if not isinstance(pending, dict):
-        return None
+        return (None, waits) if waits else None
     run_id = pending.get("runId", pending.get("run_id"))
     interrupts = pending.get("interrupts") or []
     ids = [i.get("id") for i in interrupts if isinstance(i, dict)]
     raw = pending.get("rawValue", pending.get("raw_value"))
-    return pending.get("kind"), run_id, ids, json.dumps(raw, sort_keys=True, default=str)
+    return pending.get("kind"), run_id, ids, json.dumps(raw, sort_keys=True, default=str), waits
 
 
 def _pending_items(thread_id: str, title: str, pending: Any, raised_at: datetime | None) -> list[PendingItem]:
+    if pending is None:  # only tool calls wait
+        return []
     if not isinstance(pending, dict):
         raise ValueError("the pending set is not an object")
     if pending.get("kind") == "legacy":

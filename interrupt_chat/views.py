@@ -19,7 +19,8 @@ from .streaming import args_key, text_key
 if TYPE_CHECKING:
     from .threads_db import ThreadSummary
 
-__all__ = ["MessageRow", "ToolCallRow", "ToolWaitRow", "message_rows", "thread_rows", "tool_rows"]
+__all__ = ["InboxToolRow", "MessageRow", "ToolCallRow", "ToolWaitRow", "message_rows", "thread_rows", "tool_rows",
+           "waits_for_person"]
 
 DRAWN_ROLES = ("user", "assistant", "tool", "reasoning")
 TITLE_CHARS = 40
@@ -51,6 +52,18 @@ class ToolWaitRow:
     args: Any  # the arguments (JSON), validated against the tool's parameters
     args_json: str  # the same, pretty-printed for the default card
     cancellable: bool
+
+
+@dataclass
+class InboxToolRow:
+    """A frontend-tool call waiting for the owner, as the approvals inbox lists it (answered in its thread)."""
+
+    thread_id: str
+    thread_title: str
+    raised: str
+    id: str
+    name: str
+    args_json: str
 
 
 @dataclass
@@ -148,7 +161,7 @@ def thread_rows(sessions: Mapping[str, AgentSession], current: str, summaries: S
         first_user = next((m.content for m in session.transcript.messages if m.role == "user"), "") if session else ""
         title = ((titles or {}).get(thread_id) or (summary.title if summary else "") or first_user[:TITLE_CHARS]
                  or "New chat")
-        pending = session.tracker.pending is not None if session else bool(summary and summary.pending)
+        pending = waits_for_person(session) if session else bool(summary and summary.pending)
         updated = summary.updated_at.strftime("%Y-%m-%d %H:%M") if summary else ""
         rows.append({"id": thread_id, "title": title, "updated": updated, "pending": _flag(pending),
                      "current": _flag(thread_id == current)})
@@ -162,6 +175,11 @@ def _matches(session: AgentSession, title: str, query: str) -> bool:
 
 def _flag(value: Any) -> str:
     return "true" if value else "false"
+
+
+def waits_for_person(session: AgentSession) -> bool:
+    """Interrupts are pending or frontend-tool calls wait for the person (S3, S27)."""
+    return session.tracker.pending is not None or any(not w.handled for w in session.tool_waits)
 
 
 def tool_rows(session: AgentSession) -> list[ToolWaitRow]:

@@ -1,11 +1,16 @@
 """``approvals_inbox(state)``: every interrupt waiting for the owner, across threads, answered in place.
 
 Each item holds the same card as the chat's default slot (S22), wired to the inbox's handlers,
-and a link to open its thread in the chat.
+and a link to open its thread in the chat. A frontend-tool call that waits for the owner (S27) is
+listed too (``inbox-tool-wait``): its tool's UI belongs to the chat that declares the tool, so the
+item shows the call and links to its thread, where it is answered.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
+from collections.abc import Sequence
 from typing import Any
 
 import reflex as rx
@@ -54,23 +59,54 @@ def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
     )
 
 
-def approvals_inbox(state: type[ChatState], chat_path: str = "/") -> rx.Component:
-    """Every interrupt waiting for the chat's owner, across its threads (``state = ic.chat_state(...)``).
+def _tool_item(state: type[ChatState], row: Any, chat_path: str) -> rx.Component:
+    return rx.box(
+        rx.hstack(
+            rx.text(row.thread_title, size="2", weight="medium"),
+            rx.badge("tool call", size="1", variant="soft", color_scheme="gray", high_contrast=True),
+            rx.cond(row.raised != "", rx.text("since ", row.raised, " UTC", size="1", color_scheme="gray")),
+            rx.spacer(),
+            rx.link("Answer in its thread", href=chat_path, size="1", on_click=state.switch_thread(row.thread_id),
+                    custom_attrs={"data-testid": "inbox-open-thread"}),
+            align="center", width="100%",
+        ),
+        rx.text("The agent waits for your answer to ", rx.code(row.name), ".", size="2"),
+        rx.el.pre(row.args_json, class_name="ic-args"),
+        class_name="ic-inbox-item",
+        custom_attrs={"data-testid": "inbox-tool-wait", "data-thread-id": row.thread_id,
+                      "data-tool-call-id": row.id, "data-tool-name": row.name},
+    )
+
+
+def _items(state: type[ChatState], chat_path: str) -> rx.Component:
+    """One chat's waiting interrupts (answered here) and tool calls (answered in their thread)."""
+    return rx.fragment(rx.foreach(state.inbox, lambda card: _item(state, card, chat_path)),
+                       rx.foreach(state.inbox_tools, lambda row: _tool_item(state, row, chat_path)))
+
+
+def approvals_inbox(state: type[ChatState], chat_path: str = "/",
+                    also: Sequence[tuple[type[ChatState], str]] = ()) -> rx.Component:
+    """Every interrupt and frontend-tool call waiting for the chat's owner, across its threads.
+
+    ``state = ic.chat_state(...)``. Each chat keeps its own threads (the owner key includes the
+    chat), so an inbox for several chats lists each one's, in the order given.
 
     Args:
         state: the chat's state class; its owner's threads are the inbox's.
         chat_path: the page holding that chat, for "Open thread".
+        also: more chats, as ``(state, chat_path)`` pairs (e.g. a page whose chat declares
+            frontend tools, so its waiting calls are listed too).
     """
+    chats = [(state, chat_path), *also]
+    nothing = functools.reduce(operator.and_, [(s.inbox.length() == 0) & (s.inbox_tools.length() == 0)
+                                               for s, _ in chats])
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
         chat_behaviour(),  # skip links (docs/accessibility.md)
-        rx.cond(
-            state.inbox.length() == 0,
-            rx.callout("Nothing is waiting for you.", icon="check", size="1",
-                       custom_attrs={"data-testid": "inbox-empty"}),
-        ),
-        rx.foreach(state.inbox, lambda card: _item(state, card, chat_path)),
+        rx.cond(nothing, rx.callout("Nothing is waiting for you.", icon="check", size="1",
+                                    custom_attrs={"data-testid": "inbox-empty"})),
+        *[_items(s, path) for s, path in chats],
         rx.cond(state.notice != "", rx.text(state.notice, size="1", color_scheme="gray")),
         spacing="3", width="100%", class_name="ic-inbox",
-        on_mount=state.load_inbox,
+        on_mount=[s.load_inbox for s, _ in chats],
     )

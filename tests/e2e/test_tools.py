@@ -62,3 +62,26 @@ def test_s27_a_waiting_call_survives_a_reload_and_a_backend_restart(page: Page, 
     expect(chat.messages("assistant").last).to_have_text("All right, I will not do any of it.")
     [result] = _tool_results(demo_agent, thread)
     assert result["toolCallId"] == call_id and json.loads(result["content"])["cancelled"] is True
+
+
+
+def test_s27_a_waiting_call_is_in_the_inbox_until_it_is_answered(chat: Chat, demo_agent):
+    chat.interrupt("steps", "/steps")
+    thread = demo_agent.last_thread()
+    page = chat.page
+    page.goto(chat.base_url + "/inbox")
+    item = page.get_by_test_id("inbox-tool-wait")
+    expect(item).to_have_count(1, timeout=120_000)
+    expect(item).to_have_attribute("data-thread-id", thread)
+    expect(item).to_have_attribute("data-tool-name", "generate_task_steps")
+    expect(item).to_contain_text("Delete the old reports")  # the call's arguments
+    expect(page.get_by_test_id("inbox-empty")).to_have_count(0)
+    item.get_by_test_id("inbox-open-thread").click()  # to the thread, on the page whose chat declares the tool
+    expect(page).to_have_url(chat.base_url + "/steps")
+    wait = page.get_by_test_id("tool-wait")
+    expect(wait).to_have_count(1, timeout=120_000)
+    wait.get_by_test_id("tool-respond").click()
+    chat.wait("idle")
+    page.goto(chat.base_url + "/inbox")
+    expect(page.get_by_test_id("inbox-empty")).to_be_visible(timeout=120_000)
+    expect(page.get_by_test_id("inbox-tool-wait")).to_have_count(0)

@@ -99,6 +99,26 @@ async def test_s27_a_call_to_a_frontend_tool_waits_and_survives_pickle_and_recor
     assert stored is not None and [(w.tool_call_id, w.args) for w in stored.tool_waits] == [("c1", PLAN)]
 
 
+async def test_s27_a_waiting_call_counts_as_pending_in_the_thread_list_and_the_inbox():
+    agent = ScriptedAgent(calls(("c1", STEPS.name, PLAN)))
+    session = session_for(agent, [STEPS])
+    await drain(session.send("plan dinner"))
+    with ThreadDB("sqlite:///:memory:") as db:
+        db.save("alice", session)
+        [summary] = db.threads("alice")
+        assert summary.pending and summary.pending_count == 1  # the thread list's pending badge
+        [item] = db.pending("alice")  # the approvals inbox
+        assert (item.thread_id, item.tool_call_id, item.tool_name, item.interrupt_id) == ("t1", "c1", STEPS.name, "")
+        assert item.raised_at is not None
+        raised = item.raised_at
+        db.save("alice", session)  # the same call still waits: still raised when it was
+        assert db.pending("alice")[0].raised_at == raised
+        async for _ in session.respond("c1", {"steps": []}):
+            pass
+        db.save("alice", session)
+        assert db.pending("alice") == [] and not db.threads("alice")[0].pending
+
+
 async def test_s28_respond_sends_the_result_once_in_the_next_run():
     agent = ScriptedAgent(calls(("c1", STEPS.name, PLAN)), echo_run)
     session = session_for(agent, [STEPS])
@@ -209,6 +229,19 @@ async def test_s27_a_call_bound_to_an_interrupt_does_not_wait_as_a_tool():
     session = session_for(ScriptedAgent(approval), [STEPS])
     await drain(session.send("go"))
     assert session.tracker.pending is not None and session.tool_waits == []
+
+
+async def test_s29_an_undeclared_call_held_behind_an_interrupt_gets_no_error_result():
+    def confirmation(body):  # ADK's shape: the interrupt is about a call of its own, not the tool's call
+        run = calls(("c1", "delete_files", {"count": 3}), ("adk-1", "adk_request_confirmation", {}))(body)
+        run[-1]["outcome"] = {"type": "interrupt", "interrupts": [
+            {"id": "adk-1", "reason": "confirmation", "toolCallId": "adk-1", "message": "Delete 3 files?"}]}
+        return run
+
+    session = session_for(ScriptedAgent(confirmation), [STEPS])
+    await drain(session.send("clean up"))
+    assert session.tracker.pending is not None and session.tool_waits == []
+    assert session.transcript.tool_calls["c1"].result is None  # the agent's business, not an error (S29)
 
 
 async def test_s32_state_context_and_forwarded_props_come_from_the_app():

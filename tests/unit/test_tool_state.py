@@ -112,6 +112,20 @@ async def test_s26_s27_the_tool_is_offered_and_its_call_waits_and_locks_the_comp
     assert tab.chat.notice == "Answer or cancel the agent's request first." and len(tab.requests()) == 1
 
 
+async def test_s27_a_waiting_call_is_in_the_inbox_and_its_thread_is_pending(tab: Tab):
+    await tab.send("steps")
+    call_id = tab.waiting_id()
+    await tab.cls.load_inbox.fn(tab.chat)
+    [row] = tab.chat.inbox_tools
+    assert (row.thread_id, row.id, row.name) == (tab.chat.thread_id, call_id, "generate_task_steps")
+    assert "Delete the old reports" in row.args_json and tab.chat.inbox == []  # no interrupt card for it
+    [thread] = [t for t in tab.chat.threads if t["id"] == tab.chat.thread_id]
+    assert thread["pending"] == "true"
+    await Steps.submit.fn(tab.tool, {"tool_call_id": call_id, "step-0": "on"})
+    await tab.cls.load_inbox.fn(tab.chat)
+    assert tab.chat.inbox_tools == []
+
+
 async def test_s28_one_result_per_call_then_the_next_run(tab: Tab, page: Page):
     await tab.send("steps")
     call_id = tab.waiting_id()
