@@ -179,6 +179,11 @@ def create_app() -> FastAPI:
                 emit_raw_events=False,  # no RAW events / rawEvent copies: smaller, stable streams
             )
             add_langgraph_fastapi_endpoint(app, agent, f"/{mode}/{flow}")
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
     return app
 
 

@@ -13,6 +13,8 @@ The "model" is a scripted ``FunctionModel(stream_function=...)``; what it does d
 - tool results and no user text in the last request (a resumed run) → streams ``Tool said: <result>`` (several
   results joined by ``"; "``; a denial's result is pydantic-ai's own text, e.g. ``The tool call was denied.``);
 - user text whose first word is ``hello`` → streams a plain answer, no tool call, no interrupt;
+- first word ``steps``, with the chat's frontend tool ``generate_task_steps`` in ``RunAgentInput.tools`` → calls it
+  with three steps; its result (the steps the person kept) is answered ``Running <kept> of <all> steps: …``;
 - first word ``multi`` → calls ``delete_files`` and ``send_report`` in one response: two interrupts at once;
 - anything else → calls ``delete_files(path="/tmp/demo", count=3)``: one interrupt.
 
@@ -40,6 +42,21 @@ from starlette.routing import Route
 
 DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
 REPORT_ARGS = {"to": "ada@example.com"}
+STEPS_TOOL = "generate_task_steps"  # a frontend tool: the chat declares it in RunAgentInput.tools
+STEPS = ("Back up the files", "Delete the temp folder", "Email the team")
+
+
+def _followup(result: ToolReturnPart) -> str:
+    """The answer to a tool's result: the steps the person kept, or ``Tool said: <result>``."""
+    content = result.content  # pydantic-ai parses a JSON result; a plain text stays a string
+    if result.tool_name == STEPS_TOOL:
+        try:
+            steps = (json.loads(content) if isinstance(content, str) else content)["steps"]
+            kept = [step["description"] for step in steps if step["status"] == "enabled"]
+            return f"Running {len(kept)} of {len(steps)} steps: {', '.join(kept)}."
+        except (ValueError, KeyError, TypeError):
+            pass
+    return f"Tool said: {content if isinstance(content, str) else json.dumps(content)}"
 
 
 def _user_text(request: ModelRequest) -> str:
@@ -53,7 +70,7 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     text = _user_text(last) if isinstance(last, ModelRequest) else ""
     results = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
     if results and not text:
-        yield "Tool said: " + "; ".join(str(p.content) for p in results)
+        yield "; ".join(_followup(p) for p in results)
         return
     words = text.split()
     first = words[0].lower().strip(",.!?") if words else ""
@@ -62,6 +79,8 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
         return
     turn = sum(isinstance(m, ModelResponse) for m in messages) + 1
     calls = [("delete_files", DELETE_ARGS)]
+    if first == "steps" and any(tool.name == STEPS_TOOL for tool in info.function_tools):
+        calls = [(STEPS_TOOL, {"steps": [{"description": step, "status": "enabled"} for step in STEPS]})]
     if first == "multi":
         calls.append(("send_report", REPORT_ARGS))
     yield {

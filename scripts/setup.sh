@@ -38,3 +38,6 @@ AXE_VERSION=4.14.1
 if ! grep -qs "\"version\": \"$AXE_VERSION\"" .tools/axe/node_modules/axe-core/package.json; then
   npm install --prefix .tools/axe --no-fund --no-audit --no-save "axe-core@$AXE_VERSION" >/dev/null
 fi
+# One venv per producer example (examples/*/requirements.txt), cached outside the clone: see the script.
+# (scripts/test.sh sets INTERRUPT_CHAT_PRODUCER_VENVS=background and builds them while the first tests run.)
+if [ "${INTERRUPT_CHAT_PRODUCER_VENVS:-}" != background ]; then scripts/producer_venvs.sh; fi

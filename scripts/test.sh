@@ -4,7 +4,12 @@
 # Unit and browser tests run as separate pytest processes (AppHarness reloads the app module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# The producers' venvs (cached: usually a no-op) build beside set-up, lint, types and the unit tests; a
+# test that needs one before it is ready waits on the script's per-venv lock (tests/producers.py).
+mkdir -p test-artifacts
+scripts/producer_venvs.sh > test-artifacts/producer-venvs.log 2>&1 &
+venvs=$!
+INTERRUPT_CHAT_PRODUCER_VENVS=background scripts/setup.sh
 . scripts/env.sh
 py=.venv/bin/python
 $py -c "import sys, interrupt_chat.agui; assert 'reflex' not in sys.modules, 'interrupt_chat.agui imports reflex'"
@@ -14,6 +19,7 @@ echo "lint: ruff OK"
 $py -m mypy --no-error-summary # configured in pyproject.toml ([tool.mypy]): the whole package
 echo "types: mypy OK"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
+wait $venvs || { cat test-artifacts/producer-venvs.log; echo "building the producer venvs failed" >&2; exit 1; }
 $py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)
-$py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite)
-RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e "$@"    # production build
+$py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite), the producers too
+RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e --ignore=tests/e2e/producers "$@"  # production build

@@ -1,8 +1,8 @@
 """Interop: the protocol core (``AgentSession``) against the real example producers over a real loopback socket.
 
 Each example app runs under uvicorn on 127.0.0.1 (ephemeral port, background thread, one server per module, via
-``tests.unit.agents.serve_in_thread``, the helper behind conftest's ``loopback`` fixture), wrapped in a
-``RequestRecorder`` so a test can check the request the core built. ``httpx.ASGITransport`` buffers
+``tests.unit.agents.serve_in_thread``, the helper behind conftest's ``loopback`` fixture); each session comes from
+``producer_session.open_session``, which records the request the core built. ``httpx.ASGITransport`` buffers
 whole responses; a socket is what a deployed chat talks to. Every flow checks the full loop: the interrupt surfaces
 on the right channel, the answer goes out as the spec says, the agent's follow-up text proves it got the answer,
 nothing stays pending, tool calls end ``complete``, and a further plain run on the same thread still works.
@@ -14,9 +14,7 @@ Producers: LangGraph legacy (``/legacy/*``, CUSTOM ``on_interrupt`` only), LangG
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -24,11 +22,12 @@ pytest.importorskip("ag_ui_langgraph", reason="needs requirements-examples.txt")
 pytest.importorskip("pydantic_ai", reason="needs requirements-examples.txt")
 pytest.importorskip("uvicorn")
 
-from ag_ui.core import BaseEvent, EventType
+from ag_ui.core import EventType
 
 from examples import langgraph_agent, pydantic_ai_agent
-from interrupt_chat.agui import AgentClient, AgentSession
+from interrupt_chat.agui import AgentSession
 from tests.unit.agents import serve_in_thread
+from tests.unit.producer_session import assert_clean, drain, interrupted, last_assistant_text, open_session, types
 
 pytestmark = pytest.mark.loopback
 
@@ -36,97 +35,18 @@ APPROVE, REJECT = {"approved": True}, {"approved": False}
 ADA = {"name": "Ada", "count": 3}
 DELETE_ARGS = pydantic_ai_agent.DELETE_ARGS
 HELLO = "Hello! Say anything else and I will ask to delete some files."
-TIMEOUT = 30.0  # per read; a run here takes milliseconds, the margin is for a loaded 2-core box
-
-
-class RequestRecorder:
-    """ASGI middleware: keeps the JSON body of every POST (as the server received it), then passes it on."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self._bodies: list[Any] = []
-        self._lock = threading.Lock()  # the app runs in the server's thread, tests read from theirs
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST":
-            await self.app(scope, receive, send)
-            return
-        chunks: list[bytes] = []
-
-        async def recording_receive() -> dict:
-            message = await receive()
-            if message["type"] == "http.request":
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body", False):  # the body is complete
-                    self._record(b"".join(chunks))
-            return message
-
-        await self.app(scope, recording_receive, send)
-
-    def _record(self, raw: bytes) -> None:
-        try:
-            body: Any = json.loads(raw)
-        except ValueError:
-            body = raw
-        with self._lock:
-            self._bodies.append(body)
-
-    def bodies(self) -> list[Any]:
-        with self._lock:
-            return list(self._bodies)
-
-
-class Server:
-    def __init__(self, base_url: str, recorder: RequestRecorder) -> None:
-        self.base_url, self.recorder = base_url, recorder
-
-    def session(self, route: str = "/") -> AgentSession:
-        client = AgentClient(self.base_url + route, connect_timeout=TIMEOUT, read_timeout=TIMEOUT)
-        return AgentSession(client)
-
-    def posts(self, session: AgentSession) -> list[dict]:
-        """The run inputs the core POSTed for this session's thread, oldest first."""
-        return [b for b in self.recorder.bodies() if isinstance(b, dict) and b.get("threadId") == session.thread_id]
 
 
 @pytest.fixture(scope="module")
-def langgraph() -> Iterator[Server]:
-    recorder = RequestRecorder(langgraph_agent.create_app())
-    with serve_in_thread(recorder) as base_url:
-        yield Server(base_url, recorder)
+def langgraph() -> Iterator[str]:
+    with serve_in_thread(langgraph_agent.create_app()) as base_url:
+        yield base_url
 
 
 @pytest.fixture(scope="module")
-def pydantic_ai() -> Iterator[Server]:
-    recorder = RequestRecorder(pydantic_ai_agent.create_app())
-    with serve_in_thread(recorder) as base_url:
-        yield Server(base_url, recorder)
-
-
-async def drain(events: AsyncIterator[BaseEvent]) -> list[BaseEvent]:
-    return [event async for event in events]
-
-
-def types(events: list[BaseEvent]) -> list[str]:
-    return [e.type.value for e in events]
-
-
-def last_assistant_text(session: AgentSession) -> str:
-    texts = [m.content for m in session.transcript.messages if m.role == "assistant" and m.content]
-    assert texts, "no assistant text in the transcript"
-    return texts[-1]
-
-
-def assert_clean(session: AgentSession) -> None:
-    assert session.error is None, session.error
-    assert session.transcript.status == "finished"
-
-
-async def interrupted(session: AgentSession, text: str) -> list[BaseEvent]:
-    events = await drain(session.send(text))
-    assert_clean(session)
-    assert session.tracker.pending is not None, types(events)
-    return events
+def pydantic_ai() -> Iterator[str]:
+    with serve_in_thread(pydantic_ai_agent.create_app()) as base_url:
+        yield base_url
 
 
 # --- LangGraph, standard channel (/std/*) ----------------------------------------------------------------------
@@ -134,8 +54,8 @@ async def interrupted(session: AgentSession, text: str) -> list[BaseEvent]:
 
 @pytest.mark.parametrize(("answer", "expected"), [("approve", "approved: True"), ("reject", "approved: False"),
                                                   ("cancel", "cancelled")])
-async def test_langgraph_std_approval_s02_s12(langgraph: Server, answer: str, expected: str):
-    session = langgraph.session("/std/approval")
+async def test_langgraph_std_approval_s02_s12(langgraph: str, answer: str, expected: str):
+    session, bodies = open_session(langgraph + "/std/approval")
     first = await interrupted(session, "delete my files")
     first_run = session.last_run_id
     pending = session.tracker.pending
@@ -155,7 +75,7 @@ async def test_langgraph_std_approval_s02_s12(langgraph: Server, answer: str, ex
     assert_clean(session)
 
     # S12: a new run on the same thread, parentRunId = the interrupting run, the resume list, the history
-    body = langgraph.posts(session)[-1]
+    body = bodies[-1]
     assert body["threadId"] == session.thread_id and body["runId"] not in (first_run, None)
     assert body["parentRunId"] == first_run and body["protocolVersion"] == "1.0"
     entry = {"interruptId": interrupt.id, "status": "cancelled"} if answer == "cancel" else {
@@ -180,8 +100,8 @@ async def test_langgraph_std_approval_s02_s12(langgraph: Server, answer: str, ex
     assert [m.role for m in session.transcript.messages] == ["user", "assistant", "user"]
 
 
-async def test_langgraph_std_form_input_required(langgraph: Server):
-    session = langgraph.session("/std/form")
+async def test_langgraph_std_form_input_required(langgraph: str):
+    session, bodies = open_session(langgraph + "/std/form")
     await interrupted(session, "order please")
     [interrupt] = session.tracker.pending.interrupts
     assert interrupt.reason == "input_required"
@@ -189,14 +109,13 @@ async def test_langgraph_std_form_input_required(langgraph: Server):
 
     await drain(session.submit(session.tracker.resolve(ADA)))
     assert_clean(session)
-    assert langgraph.posts(session)[-1]["resume"] == [
-        {"interruptId": interrupt.id, "status": "resolved", "payload": ADA}]
+    assert bodies[-1]["resume"] == [{"interruptId": interrupt.id, "status": "resolved", "payload": ADA}]
     assert last_assistant_text(session) == "name=Ada count=3"
     assert session.tracker.pending is None
 
 
-async def test_langgraph_std_form_cancel(langgraph: Server):
-    session = langgraph.session("/std/form")
+async def test_langgraph_std_form_cancel(langgraph: str):
+    session, _ = open_session(langgraph + "/std/form")
     await interrupted(session, "order please")
     await drain(session.submit(session.tracker.cancel()))
     assert_clean(session)
@@ -204,8 +123,8 @@ async def test_langgraph_std_form_cancel(langgraph: Server):
     assert session.tracker.pending is None
 
 
-async def test_s07_langgraph_std_multi_resumes_once_in_protocol_order(langgraph: Server):
-    session = langgraph.session("/std/multi")
+async def test_s07_langgraph_std_multi_resumes_once_in_protocol_order(langgraph: str):
+    session, bodies = open_session(langgraph + "/std/multi")
     await interrupted(session, "send the reports")
     first, second = session.tracker.pending.interrupts
     assert [first.message, second.message] == ["Send the report to Ada?", "Send the report to Grace?"]
@@ -216,9 +135,8 @@ async def test_s07_langgraph_std_multi_resumes_once_in_protocol_order(langgraph:
     await drain(session.submit(decision))
     assert_clean(session)
 
-    posts = langgraph.posts(session)
-    assert len(posts) == 2  # one resume request for both
-    assert posts[-1]["resume"] == [
+    assert len(bodies) == 2  # one resume request for both
+    assert bodies[-1]["resume"] == [
         {"interruptId": first.id, "status": "resolved", "payload": APPROVE},
         {"interruptId": second.id, "status": "cancelled"},
     ]
@@ -233,8 +151,8 @@ async def test_s07_langgraph_std_multi_resumes_once_in_protocol_order(langgraph:
 
 
 @pytest.mark.parametrize(("payload", "expected"), [(APPROVE, "approved: True"), (REJECT, "approved: False")])
-async def test_s13_langgraph_legacy_resolve_via_forwarded_props(langgraph: Server, payload: dict, expected: str):
-    session = langgraph.session("/legacy/approval")
+async def test_s13_langgraph_legacy_resolve_via_forwarded_props(langgraph: str, payload: dict, expected: str):
+    session, bodies = open_session(langgraph + "/legacy/approval")
     first = await interrupted(session, "delete my files")
     first_run = session.last_run_id
     pending = session.tracker.pending
@@ -248,7 +166,7 @@ async def test_s13_langgraph_legacy_resolve_via_forwarded_props(langgraph: Serve
     await drain(session.submit(decision))
     assert_clean(session)
 
-    body = langgraph.posts(session)[-1]
+    body = bodies[-1]
     assert body["forwardedProps"] == {"command": {"resume": payload, "interruptEvent": custom[0].value}}
     assert "resume" not in body
     assert body["threadId"] == session.thread_id and body["parentRunId"] == first_run
@@ -259,24 +177,24 @@ async def test_s13_langgraph_legacy_resolve_via_forwarded_props(langgraph: Serve
     assert session.tracker.pending.kind == "legacy"
 
 
-async def test_s13_langgraph_legacy_form(langgraph: Server):
-    session = langgraph.session("/legacy/form")
+async def test_s13_langgraph_legacy_form(langgraph: str):
+    session, bodies = open_session(langgraph + "/legacy/form")
     await interrupted(session, "order please")
     assert session.tracker.pending.event["value"]["reason"] == "input_required"
     await drain(session.submit(session.tracker.resolve(ADA)))
     assert_clean(session)
-    assert langgraph.posts(session)[-1]["forwardedProps"]["command"]["resume"] == ADA
+    assert bodies[-1]["forwardedProps"]["command"]["resume"] == ADA
     assert last_assistant_text(session) == "name=Ada count=3"
     assert session.tracker.pending is None
 
 
-async def test_s14_langgraph_legacy_cancel_only_dismisses(langgraph: Server):
-    session = langgraph.session("/legacy/approval")
+async def test_s14_langgraph_legacy_cancel_only_dismisses(langgraph: str):
+    session, bodies = open_session(langgraph + "/legacy/approval")
     await interrupted(session, "delete my files")
     decision = session.tracker.cancel()
     assert decision.kind == "dismiss"
     assert await drain(session.submit(decision)) == []
-    assert len(langgraph.posts(session)) == 1  # nothing was sent
+    assert len(bodies) == 1  # nothing was sent
     assert session.tracker.pending is None
 
     # the graph still waits: a new message on the thread re-raises the same interrupt (producer behaviour)
@@ -288,9 +206,9 @@ async def test_s14_langgraph_legacy_cancel_only_dismisses(langgraph: Server):
     assert last_assistant_text(session) == "approved: True"
 
 
-async def test_s15_langgraph_legacy_multi_cannot_be_addressed(langgraph: Server):
+async def test_s15_langgraph_legacy_multi_cannot_be_addressed(langgraph: str):
     """Two interrupts on the legacy channel: one forwardedProps value cannot answer both; langgraph fails the run."""
-    session = langgraph.session("/legacy/multi")
+    session, _ = open_session(langgraph + "/legacy/multi")
     first = await interrupted(session, "send the reports")
     first_run = session.last_run_id
     assert sum(e.type == EventType.CUSTOM for e in first) == 2
@@ -326,9 +244,9 @@ PYDANTIC_FLOWS = {
 
 
 @pytest.mark.parametrize("answer", list(PYDANTIC_FLOWS))
-async def test_s12_pydantic_ai_tool_call_interrupt(pydantic_ai: Server, answer: str):
+async def test_s12_pydantic_ai_tool_call_interrupt(pydantic_ai: str, answer: str):
     result, denied = PYDANTIC_FLOWS[answer]
-    session = pydantic_ai.session()
+    session, bodies = open_session(pydantic_ai + "/")
     await interrupted(session, "delete my files")
     first_run = session.last_run_id
     pending = session.tracker.pending
@@ -347,7 +265,7 @@ async def test_s12_pydantic_ai_tool_call_interrupt(pydantic_ai: Server, answer: 
     assert_clean(session)
 
     # S12: full history including the assistant message with its toolCalls, rebuilt from TOOL_CALL_*
-    body = pydantic_ai.posts(session)[-1]
+    body = bodies[-1]
     assert body["parentRunId"] == first_run and body["protocolVersion"] == "1.0"
     assert body["state"] == {} and body["tools"] == [] and body["context"] == [] and body["forwardedProps"] == {}
     user, assistant = body["messages"]
@@ -377,14 +295,14 @@ async def test_s12_pydantic_ai_tool_call_interrupt(pydantic_ai: Server, answer: 
     assert_clean(session)
     assert last_assistant_text(session) == HELLO
     assert session.tracker.pending is None and call.status == "complete"
-    follow_up = pydantic_ai.posts(session)[-1]
+    follow_up = bodies[-1]
     assert "resume" not in follow_up and "parentRunId" not in follow_up
     assert [m["role"] for m in follow_up["messages"]] == ["user", "assistant", "tool", "assistant", "user"]
     assert follow_up["messages"][2]["toolCallId"] == call_id
 
 
-async def test_s07_pydantic_ai_multi_two_tool_calls_one_resume(pydantic_ai: Server):
-    session = pydantic_ai.session()
+async def test_s07_pydantic_ai_multi_two_tool_calls_one_resume(pydantic_ai: str):
+    session, bodies = open_session(pydantic_ai + "/")
     await interrupted(session, "multi please")
     first, second = session.tracker.pending.interrupts
     assert [first.tool_call_id, second.tool_call_id] == ["call_1_1", "call_1_2"]
@@ -397,13 +315,12 @@ async def test_s07_pydantic_ai_multi_two_tool_calls_one_resume(pydantic_ai: Serv
     await drain(session.submit(decision))
     assert_clean(session)
 
-    posts = pydantic_ai.posts(session)
-    assert len(posts) == 2
-    assert posts[-1]["resume"] == [
+    assert len(bodies) == 2
+    assert bodies[-1]["resume"] == [
         {"interruptId": first.id, "status": "resolved", "payload": APPROVE},
         {"interruptId": second.id, "status": "cancelled"},
     ]
-    assert [c["id"] for c in posts[-1]["messages"][1]["toolCalls"]] == ["call_1_1", "call_1_2"]
+    assert [c["id"] for c in bodies[-1]["messages"][1]["toolCalls"]] == ["call_1_1", "call_1_2"]
     assert calls["call_1_1"].status == calls["call_1_2"].status == "complete"
     assert calls["call_1_1"].result == "deleted 3 files in /tmp/demo"
     assert calls["call_1_2"].result == "Cancelled by user."
@@ -416,9 +333,9 @@ async def test_s07_pydantic_ai_multi_two_tool_calls_one_resume(pydantic_ai: Serv
     assert last_assistant_text(session) == HELLO
 
 
-async def test_s15_pydantic_ai_bad_payload_then_retry(pydantic_ai: Server):
+async def test_s15_pydantic_ai_bad_payload_then_retry(pydantic_ai: str):
     """RUN_ERROR after RUN_STARTED: the error shows, the interrupt is offered again and a retry resumes it."""
-    session = pydantic_ai.session()
+    session, bodies = open_session(pydantic_ai + "/")
     await interrupted(session, "delete my files")
     first_run = session.last_run_id
     [interrupt] = session.tracker.pending.interrupts
@@ -432,13 +349,13 @@ async def test_s15_pydantic_ai_bad_payload_then_retry(pydantic_ai: Server):
 
     await drain(session.submit(session.tracker.resolve(APPROVE)))
     assert_clean(session)
-    assert pydantic_ai.posts(session)[-1]["parentRunId"] == first_run
+    assert bodies[-1]["parentRunId"] == first_run
     assert session.transcript.tool_calls[interrupt.tool_call_id].status == "complete"
     assert last_assistant_text(session) == "Tool said: deleted 3 files in /tmp/demo"
 
 
-async def test_pydantic_ai_plain_message(pydantic_ai: Server):
-    session = pydantic_ai.session()
+async def test_pydantic_ai_plain_message(pydantic_ai: str):
+    session, _ = open_session(pydantic_ai + "/")
     events = await drain(session.send("hello there"))
     assert_clean(session)
     assert session.tracker.pending is None and session.transcript.tool_calls == {}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One virtualenv per producer example (examples/<name>/requirements.txt), so producers whose dependencies
+# conflict (ag-ui-protocol 0.1 against 1.0, pydantic majors, …) never meet. Each venv is built once and
+# cached outside the clone, keyed by its requirements file's hash: a fresh clone reuses it, and a
+# changed pin builds a new one. .producers/<name> links to the venv the tests use.
+#   scripts/producer_venvs.sh            every producer
+#   scripts/producer_venvs.sh strands    only these
+# Set INTERRUPT_CHAT_CACHE to keep the venvs elsewhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache="${INTERRUPT_CHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/interrupt_chat}/producers"
+mkdir -p "$cache" .producers
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for req in examples/*/requirements.txt; do names+=("$(basename "$(dirname "$req")")"); done
+fi
+for name in "${names[@]}"; do
+  req="examples/$name/requirements.txt"
+  [ -f "$req" ] || { echo "no $req" >&2; exit 1; }
+  key=$(cat "$req" | sha256sum | cut -c1-12)
+  venv="$cache/$name-$key"
+  exec 9>"$venv.lock"
+  flock 9   # one builder per venv: scripts/test.sh builds in the background while tests may ask for one
+  if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
+    echo "producer venv: building $name ($req)"
+    rm -rf "$venv"   # a half-built venv (no .complete) is rebuilt from scratch
+    python3 -m venv "$venv"
+    # (this machine's pip.conf names local indexes that may be absent: drop pip's warnings about them)
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" 2>&1 \
+      | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+    touch "$venv/.complete"
+  fi
+  ln -sfn "$venv" ".producers/$name"
+  exec 9>&-
+done

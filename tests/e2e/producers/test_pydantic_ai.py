@@ -1,0 +1,77 @@
+"""pydantic-ai (``pydantic-ai-slim[ag-ui]``): ``requires_approval`` tools become ``tool_call`` interrupts.
+
+Stateless: the chat carries the history, including the assistant message with its ``toolCalls``,
+rebuilt from ``TOOL_CALL_*``; a resume without it fails on the agent's side.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from . import flows
+
+PRODUCER = "pydantic_ai"
+UNSUPPORTED = {
+    "form": "pydantic-ai asks only to approve deferred tool calls.",
+    "legacy": "pydantic-ai speaks AG-UI 1.0 only.",
+}
+
+
+def _tool_call(chat):
+    return chat.page.get_by_test_id("tool-call")
+
+
+@pytest.mark.hitl("approve")
+def test_approve(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    card = flows.ask(chat)
+    expect(card).to_have_attribute("data-reason", "tool_call")
+    expect(_tool_call(chat)).to_have_attribute("data-status", "awaiting_approval")
+    flows.answer(chat, card, "interrupt-approve", "deleted 3 files in /tmp/demo")
+    expect(_tool_call(chat)).to_have_attribute("data-status", "complete")
+
+
+@pytest.mark.hitl("edit")
+def test_edit_then_continue(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    card = flows.ask(chat)
+    chat.shot("pydantic-ai-approval")
+    flows.edit(chat, card, '{"path": "/tmp/other", "count": 1}', "deleted 1 files in /tmp/other")
+    flows.continues(chat)  # the conversation continues with the rebuilt history
+
+
+@pytest.mark.hitl("reject")
+def test_reject(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    flows.answer(chat, flows.ask(chat), "interrupt-reject", "The tool call was denied.")
+
+
+@pytest.mark.hitl("cancel")
+def test_cancel(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    flows.answer(chat, flows.ask(chat), "interrupt-cancel", "Cancelled by user.")
+    expect(_tool_call(chat)).to_contain_text("Cancelled by user.")
+
+
+@pytest.mark.hitl("several")
+def test_several(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    chat.interrupt("multi please")
+    expect(chat.cards()).to_have_count(2)
+    chat.card(0).get_by_test_id("interrupt-approve").click()
+    chat.card(1).get_by_test_id("interrupt-reject").click()
+    chat.wait("idle")
+    expect(chat.messages("assistant").last).to_contain_text("deleted 3 files in /tmp/demo")
+
+
+@pytest.mark.hitl("frontend_tool")
+def test_frontend_tool(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    flows.steps(chat)
+
+
+@pytest.mark.hitl("frontend_tool_declined")
+def test_frontend_tool_declined(chat, agent_url, producer_url):
+    agent_url(producer_url + "/")
+    flows.steps(chat, decline=True, expected="Tool said: ")
