@@ -65,3 +65,10 @@ def producer_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """The module's producer (``PRODUCER``), started from its venv for the module's tests."""
     with producer_server(request.module.PRODUCER) as url:
         yield url
+
+
+@pytest.fixture
+def producer(agent_url, producer_url: str) -> str:
+    """New chat sessions talk to the module's producer (at its root); the producer's base URL."""
+    agent_url(producer_url + "/")
+    return producer_url

@@ -21,8 +21,7 @@ REJECTED = "This tool call is rejected."
 
 
 @pytest.mark.hitl("approve")
-def test_approve(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_approve(chat, producer):
     card = flows.ask(chat)
     expect(card).to_have_attribute("data-reason", "confirmation")
     chat.shot("adk-confirmation")
@@ -31,24 +30,20 @@ def test_approve(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("reject")
-def test_reject(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_reject(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-reject", REJECTED)
 
 
 @pytest.mark.hitl("cancel")
-def test_cancel(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_cancel(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-cancel", REJECTED)
 
 
 @pytest.mark.hitl("frontend_tool")
-def test_frontend_tool(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool(chat, producer):
     flows.steps(chat)
 
 
 @pytest.mark.hitl("frontend_tool_declined")
-def test_frontend_tool_declined(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="The person declined to answer.")

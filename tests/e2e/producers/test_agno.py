@@ -24,13 +24,11 @@ UNSUPPORTED = {
 
 
 @pytest.mark.hitl("frontend_tool")
-def test_frontend_tool(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool(chat, producer):
     flows.steps(chat)
     flows.continues(chat, "hello again", "Hello from Agno!")
 
 
 @pytest.mark.hitl("frontend_tool_declined")
-def test_frontend_tool_declined(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="The person declined to answer.")

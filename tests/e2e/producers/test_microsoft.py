@@ -19,8 +19,7 @@ UNSUPPORTED = {
 
 
 @pytest.mark.hitl("approve")
-def test_approve(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_approve(chat, producer):
     card = flows.ask(chat)
     expect(card).to_have_attribute("data-reason", "tool_call")
     chat.shot("microsoft-approval")
@@ -29,21 +28,18 @@ def test_approve(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("edit")
-def test_edit(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_edit(chat, producer):
     flows.edit(chat, flows.ask(chat), '{"path": "/tmp/other", "count": 1}', "Tool said: deleted 1 files in /tmp/other")
 
 
 @pytest.mark.hitl("reject")
-def test_reject(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_reject(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-reject", "Tool call invocation was rejected by user.")
 
 
 @pytest.mark.hitl("cancel")
-def test_cancel(chat, agent_url, producer_url):
+def test_cancel(chat, producer):
     """The framework retires a cancelled approval without calling the model: the run ends with no answer."""
-    agent_url(producer_url + "/")
     card = flows.ask(chat)
     answers = chat.messages("assistant").count()
     card.get_by_test_id("interrupt-cancel").click()
@@ -55,12 +51,10 @@ def test_cancel(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("frontend_tool")
-def test_frontend_tool(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool(chat, producer):
     flows.steps(chat)
 
 
 @pytest.mark.hitl("frontend_tool_declined")
-def test_frontend_tool_declined(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="The person declined to answer.")

@@ -23,8 +23,7 @@ def _tool_call(chat):
 
 
 @pytest.mark.hitl("approve")
-def test_approve(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_approve(chat, producer):
     card = flows.ask(chat)
     expect(card).to_have_attribute("data-reason", "tool_call")
     expect(_tool_call(chat)).to_have_attribute("data-status", "awaiting_approval")
@@ -33,8 +32,7 @@ def test_approve(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("edit")
-def test_edit_then_continue(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_edit_then_continue(chat, producer):
     card = flows.ask(chat)
     chat.shot("pydantic-ai-approval")
     flows.edit(chat, card, '{"path": "/tmp/other", "count": 1}', "deleted 1 files in /tmp/other")
@@ -42,21 +40,18 @@ def test_edit_then_continue(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("reject")
-def test_reject(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_reject(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-reject", "The tool call was denied.")
 
 
 @pytest.mark.hitl("cancel")
-def test_cancel(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_cancel(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-cancel", "Cancelled by user.")
     expect(_tool_call(chat)).to_contain_text("Cancelled by user.")
 
 
 @pytest.mark.hitl("several")
-def test_several(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_several(chat, producer):
     chat.interrupt("multi please")
     expect(chat.cards()).to_have_count(2)
     chat.card(0).get_by_test_id("interrupt-approve").click()
@@ -66,12 +61,10 @@ def test_several(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("frontend_tool")
-def test_frontend_tool(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool(chat, producer):
     flows.steps(chat)
 
 
 @pytest.mark.hitl("frontend_tool_declined")
-def test_frontend_tool_declined(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="Tool said: ")

@@ -19,8 +19,7 @@ DENIED = "Tool said: User denied approval for 'delete_files'."
 
 
 @pytest.mark.hitl("approve")
-def test_approve(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_approve(chat, producer):
     card = flows.ask(chat)
     expect(card).to_have_attribute("data-reason", "tool_call")
     expect(card).to_contain_text("Approve call to delete_files?")
@@ -31,25 +30,21 @@ def test_approve(chat, agent_url, producer_url):
 
 
 @pytest.mark.hitl("reject")
-def test_reject(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_reject(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-reject", DENIED)
 
 
 @pytest.mark.hitl("cancel")
-def test_cancel(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_cancel(chat, producer):
     flows.answer(chat, flows.ask(chat), "interrupt-cancel", DENIED)
 
 
 @pytest.mark.hitl("frontend_tool")
-def test_frontend_tool(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool(chat, producer):
     flows.steps(chat)
     flows.continues(chat, "hello again", "Hello from Strands Agents!")
 
 
 @pytest.mark.hitl("frontend_tool_declined")
-def test_frontend_tool_declined(chat, agent_url, producer_url):
-    agent_url(producer_url + "/")
+def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="The person declined to answer.")
