@@ -116,10 +116,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                               stream=_Body(response, request), request=request, extensions=extensions)
 
     async def aclose(self) -> None:
-        """Close the session and its connections; a later request opens a new session.
+        """Close the session and its connections.
 
-        ``httpx.AsyncClient`` closes its transport when it exits, once per run, and an httpx
-        transport serves requests again after that: so does this one (``AgentClient(transport=...)``).
+        A later request opens a new session, as an httpx transport serves requests again after
+        ``aclose()``.
         """
         session, self._session = self._session, None
         if session is not None:

@@ -79,6 +79,7 @@ class AgentClient:
         read_timeout: seconds to wait for the next bytes of the stream.
         headers: extra request headers (e.g. authorization).
         transport: an ``httpx`` transport, e.g. ``httpx.ASGITransport(app)`` for an in-process agent.
+            The caller owns it: runs, several at once included, use it and never close it.
     """
 
     def __init__(self, url: str, *, connect_timeout: float = 10.0, read_timeout: float = 120.0,
@@ -184,7 +185,7 @@ class AgentRun:
         headers = {"Accept": EVENT_STREAM, **client.headers}
         url, shown, answered, status = client.url, display_url(client.url), False, 0
         try:
-            wire = client.transport or AiohttpTransport(_ssl_context())
+            wire = _Borrowed(client.transport) if client.transport else AiohttpTransport(_ssl_context())
             async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
                 for _ in range(MAX_REDIRECTS + 1):
                     async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:
@@ -231,6 +232,23 @@ class AgentRun:
             event = _decode(sse.data, repair)
             if event is not None:
                 yield event
+
+
+class _Borrowed(httpx.AsyncBaseTransport):
+    """The caller's transport, lent to one run.
+
+    ``httpx.AsyncClient`` closes its transport when it exits; closing the caller's would cut off the
+    other runs using it at that moment.
+    """
+
+    def __init__(self, transport: httpx.AsyncBaseTransport) -> None:
+        self._transport = transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Leave it open: it is the caller's."""
 
 
 def _redirect(response: httpx.Response) -> str | None:

@@ -44,16 +44,34 @@ def _tls() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-class RecordingTransport(AiohttpTransport):
-    """The production wire (aiohttp on a real socket) that also appends each request's JSON body to ``bodies``."""
+class RecordingTransport(httpx.AsyncBaseTransport):
+    """The production wire (aiohttp on a real socket), one session per request, closed with its response;
+    each request's JSON body is appended to ``bodies`` first."""
 
     def __init__(self, bodies: list[Body]) -> None:
-        super().__init__(_tls())
         self.bodies = bodies
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.bodies.append(json.loads(await request.aread()))
-        return await super().handle_async_request(request)
+        wire = AiohttpTransport(_tls())
+        response = await wire.handle_async_request(request)
+        return httpx.Response(response.status_code, headers=response.headers, request=request,
+                              stream=_ClosingWire(response.stream, wire), extensions=response.extensions)
+
+
+class _ClosingWire(httpx.AsyncByteStream):
+    """A response body that closes its request's aiohttp session when it is closed."""
+
+    def __init__(self, body: Any, wire: AiohttpTransport) -> None:
+        self._body, self._wire = body, wire
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._body:
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._body.aclose()
+        await self._wire.aclose()
 
 
 class RecordedSession(NamedTuple):
@@ -70,7 +88,7 @@ class RecordedSession(NamedTuple):
 def open_session(url: str, tools: list[FrontendTool] | None = None) -> RecordedSession:
     """A new thread on the agent at ``url``, declaring ``tools``, recording what the core sends."""
     bodies: list[Body] = []
-    # one transport for every run of the thread: each run's httpx client closes it, and it opens again
+    # one recording transport for every run of the thread (the caller owns a transport it passes)
     client = AgentClient(url, connect_timeout=TIMEOUT, read_timeout=TIMEOUT, transport=RecordingTransport(bodies))
     return RecordedSession(AgentSession(client, tools=tools), bodies)
 

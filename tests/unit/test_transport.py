@@ -45,6 +45,7 @@ from tests.unit.agents import (
     Stream,
     bound_socket,
     chunk,
+    echo_run,
     finished,
     free_port,
     good_chunked_reply,
@@ -71,6 +72,10 @@ def in_process(agent: ScriptedAgent, **kwargs) -> AgentClient:
 
 async def collect(client: AgentClient, run_id: str = "r1") -> list:
     return [event async for event in client.run(make_input(run_id))]
+
+
+async def _drain(events) -> list:
+    return [event async for event in events]
 
 
 async def collect_until_error(client: AgentClient, run_id: str = "r1") -> tuple[list, AgentError]:
@@ -550,15 +555,21 @@ async def test_loopback_normal_run_and_request(loopback):
 
 
 @pytest.mark.loopback
-async def test_a_transport_the_app_passes_serves_every_run(loopback):
-    """httpx's client closes its transport after each run; the aiohttp wire opens again, as httpx's own does."""
-    agent = ScriptedAgent()
+async def test_a_transport_the_app_passes_serves_every_run_and_runs_at_once(loopback):
+    """The caller owns its transport: no run closes it, not even while another run still reads."""
+    slow_reply = Stream([started("slow"), 0.5, finished("slow")])  # still streaming while another run ends
+    agent = ScriptedAgent(echo_run, echo_run, slow_reply, echo_run)
     wire = AiohttpTransport(httpx.create_ssl_context())
     client = AgentClient(loopback.mount(agent), transport=wire)
-    for run_id in ("r1", "r2", "r3"):
+    for run_id in ("r1", "r2"):
         events = await collect(client, run_id)
         assert events[0].run_id == run_id and events[-1].type == EventType.RUN_FINISHED
-    assert len(agent.bodies) == 3
+    slow = aiter(client.run(make_input("slow")))
+    first = await anext(slow)  # the slow run is open, mid-stream
+    assert (await collect(client, "fast"))[-1].type == EventType.RUN_FINISHED  # a run ends meanwhile
+    rest = await asyncio.wait_for(_drain(slow), 10)  # closing the transport under it left it hanging
+    assert first.type == EventType.RUN_STARTED and rest[-1].type == EventType.RUN_FINISHED
+    await wire.aclose()
 
 
 @pytest.mark.loopback
