@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -508,13 +508,16 @@ class Transcript:
                 previous = view.id
             else:
                 (following.setdefault(previous, []) if previous is not None else leading).append(view)
-        merged = []
+        merged: list[MessageView] = []
+        carried: Sequence[MessageView] = ()  # the new messages after the last known one, placed before the next
         for message in self.messages:
             if message.id in by_id:
+                merged.extend(carried)
                 merged.append(by_id.pop(message.id))
-                merged.extend(following.get(message.id, ()))
+                carried = following.get(message.id, ())
             elif message.role in ("activity", "reasoning") and message.role not in roles:
-                merged.append(message)  # client-only messages the snapshot does not speak for
+                merged.append(message)  # client-only messages the snapshot does not speak for (they stay put)
+        merged.extend(carried)
         merged.extend(leading)
         history_ids = {m.id for m in self.messages[:self.tail_start]}
         self._replace_messages(merged)

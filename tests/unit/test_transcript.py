@@ -374,6 +374,16 @@ def test_messages_snapshot_puts_a_new_message_after_the_known_one_before_it():
     assert order(t) == [("u1", "user"), ("a1", "assistant"), ("approval-response-1", "tool"), ("a2", "assistant")]
 
 
+def test_messages_snapshot_keeps_this_runs_reasoning_before_a_renamed_answer():
+    t = Transcript()
+    t.add_user_message("u1", "hi")
+    apply(t, run_started(), {"type": "REASONING_MESSAGE_START", "messageId": "think", "role": "reasoning"},
+          {"type": "REASONING_MESSAGE_END", "messageId": "think"}, *text("streamed", "hello"))
+    apply(t, snapshot({"id": "u1", "role": "user", "content": "hi"},
+                      {"id": "final", "role": "assistant", "content": "hello"}))
+    assert order(t) == [("u1", "user"), ("think", "reasoning"), ("final", "assistant")]
+
+
 def test_messages_snapshot_keeps_client_only_activity_and_reasoning():
     t = fresh(run_started(), {"type": "ACTIVITY_SNAPSHOT", "messageId": "act", "activityType": "progress",
                               "content": {"pct": 1}},
