@@ -111,8 +111,7 @@ class FrontendTools:
         """Every declared tool, for ``RunAgentInput.tools`` (S26)."""
         return [tool.to_tool() for tool in self.by_name.values()]
 
-    def waits(self, transcript: Transcript, call_ids: Iterable[str], bound: set[str],
-              interrupted: bool = False) -> list[ToolWait]:
+    def waits(self, transcript: Transcript, call_ids: Iterable[str], bound: set[str]) -> list[ToolWait]:
         """The finished run's calls that the chat must answer (S27, S29).
 
         Args:
@@ -120,16 +119,11 @@ class FrontendTools:
             call_ids: the tool calls of the run that just finished, in order.
             bound: tool call ids a pending interrupt is about (the agent asks for approval, not
                 for a result: those are not frontend-tool calls).
-            interrupted: interrupts are pending; a call to an undeclared tool is then left alone:
-                the agent may hold it behind an interrupt about another call (ADK confirms a
-                call through a call of its own).
         """
         waits = []
         for call_id in call_ids:
             call = transcript.tool_calls.get(call_id)
             if call is None or call.result is not None or call.failed or call.rejected or call_id in bound:
-                continue
-            if interrupted and call.name not in self.by_name:
                 continue
             wait = self._wait(call)
             if wait is not None:

@@ -28,7 +28,7 @@ from .errors import (
     ToolCallNotWaiting,
 )
 from .frontend_tools import FrontendTool, FrontendTools, ToolWait, error_result, result_text
-from .interrupts import Decision, InterruptTracker
+from .interrupts import Decision, InterruptTracker, Pending
 from .sanitize import short_text
 from .transcript import Transcript
 from .transport import AgentClient, AgentRun
@@ -239,9 +239,8 @@ class AgentSession:
         if self.error is not None or self.transcript.status != "finished" or not self.tools:
             self.tool_waits = []
             return
-        pending = self.tracker.pending
-        bound = {i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else set()
-        waits = self.tools.waits(self.transcript, self.transcript.run_tool_call_ids(), bound, pending is not None)
+        call_ids = self.transcript.run_tool_call_ids()
+        waits = self.tools.waits(self.transcript, call_ids, _held(self.tracker.pending, set(call_ids)))
         self.tool_waits = [w for w in waits if w.error is None]
         for wait in waits:
             if wait.error is not None:
@@ -342,6 +341,32 @@ class AgentSession:
         self._collect_waits()
         awaited = {i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else set()
         self.transcript.set_awaiting(awaited | {w.tool_call_id for w in self.tool_waits})  # S27: they wait too
+
+
+def _held(pending: Pending | None, call_ids: set[str]) -> set[str]:
+    """The run's calls its pending interrupts are about; they wait for the interrupt, not for a result.
+
+    Each interrupt's ``toolCallId``, and any of the run's call ids its metadata names: ADK asks
+    through a confirmation call of its own and names the real call in
+    ``metadata.adk.originalFunctionCall``.
+    """
+    held: set[str] = set()
+    for interrupt in pending.interrupts if pending is not None else ():
+        if interrupt.tool_call_id:
+            held.add(interrupt.tool_call_id)
+        held |= _strings(interrupt.metadata) & call_ids
+    return held
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*map(_strings, value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*map(_strings, value)) if value else set()
+    return set()
 
 
 async def _next(events: AsyncIterator[BaseEvent], timeout: float | None) -> BaseEvent | None:
