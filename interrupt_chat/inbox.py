@@ -19,7 +19,7 @@ from . import driver, persistence, routing
 from .answers import conclude, decide
 from .cards import Card, build_cards
 from .forms import FormError, edited_approval, payload_from_form
-from .threads_db import ThreadDBError
+from .threads_db import PendingItem, ThreadDBError, WaitingToolCall
 from .views import InboxToolRow, tool_rows, waits_for_person
 
 if TYPE_CHECKING:
@@ -37,10 +37,11 @@ async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
 
 def _fill(chat: ChatState) -> None:
     """Inside the lock: the waiting threads (from the database and from memory) as cards and tool rows."""
-    db, waiting = persistence.database(), {}
+    db, waiting = persistence.database(), dict[str, PendingItem | WaitingToolCall]()
     if db is not None and chat._owner_key:
-        try:
-            waiting = {item.thread_id: item for item in db.pending(chat._owner_key)}
+        try:  # the thread ids, titles and waiting times; the cards come from the threads themselves
+            items: list[PendingItem | WaitingToolCall] = [*db.pending(chat._owner_key), *db.tool_waits(chat._owner_key)]
+            waiting = {item.thread_id: item for item in items}
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
     thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]

@@ -32,7 +32,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -59,7 +59,7 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection, Engine, Row, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
@@ -89,6 +89,7 @@ __all__ = [
     "ThreadDB",
     "ThreadDBError",
     "ThreadSummary",
+    "WaitingToolCall",
     "default_db_url",
     "mask_secrets",
 ]
@@ -153,9 +154,6 @@ class PendingItem:
             value itself when it is a string); None when there is none.
         expires_at: ``expiresAt`` parsed (S11); None when absent or unparseable.
         raised_at: when a save first saw this pending set (aware, UTC).
-        tool_call_id: for a frontend-tool call waiting for the person (S27) instead of an
-            interrupt, its id ("" for an interrupt); ``interrupt_id`` and ``reason`` are then "".
-        tool_name: that call's tool.
     """
 
     thread_id: str
@@ -165,8 +163,27 @@ class PendingItem:
     message: str | None
     expires_at: datetime | None
     raised_at: datetime | None
-    tool_call_id: str = ""
-    tool_name: str = ""
+
+
+@dataclass(frozen=True)
+class WaitingToolCall:
+    """A frontend-tool call that waits for the person in one of an owner's threads (S27).
+
+    Listed by :meth:`ThreadDB.tool_waits`.
+
+    Attributes:
+        thread_id: the thread it belongs to.
+        title: that thread's title.
+        tool_call_id: the call's id.
+        tool_name: the tool it calls.
+        raised_at: when a save first saw the thread waiting (aware, UTC).
+    """
+
+    thread_id: str
+    title: str
+    tool_call_id: str
+    tool_name: str
+    raised_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -537,7 +554,7 @@ class ThreadDB:
             first_user = next((view for view, _ in scanned if view.role == "user"), None)
             values["default_title"] = _shorten(_plain_text(first_user.content), TITLE_CHARS) if first_user else ""
         identity = _pending_identity(values["pending"], values["meta"])
-        if not values["pending_count"] or stored is None or stored.pending != identity:
+        if not values["pending_count"] or stored is None or not _still_owed(stored.pending, identity):
             values["pending_since"] = now if values["pending_count"] else None
         rewritten = 0
         if stored is None:
@@ -685,9 +702,7 @@ class ThreadDB:
         return found
 
     def pending(self, owner: str) -> list[PendingItem]:
-        """Every pending interrupt and waiting tool call across ``owner``'s threads.
-
-        The newest set first, protocol order within, a thread's interrupts before its tool calls.
+        """Every pending interrupt across ``owner``'s threads: the newest set first, protocol order within.
 
         A thread whose pending set does not parse is skipped with a warning (it still raises
         :class:`ThreadDBError` from :meth:`load`).
@@ -695,23 +710,34 @@ class ThreadDB:
         Raises:
             ThreadDBError: the database failed.
         """
-        t = threads_table
-        query = (select(t.c.thread_id, t.c.title, t.c.pending, t.c.meta, t.c.pending_since)
-                 .where((t.c.owner == owner) & (t.c.pending_count > 0))
-                 .order_by(t.c.pending_since.desc(), t.c.thread_id))
-        with self._transaction("list the pending interrupts") as conn:
-            rows = conn.execute(query).all()
         items: list[PendingItem] = []
-        for row in rows:
+        for row in self._waiting(owner, threads_table.c.pending, "list the pending interrupts"):
             try:
                 items.extend(_pending_items(row.thread_id, row.title, row.pending, _aware(row.pending_since)))
-                items.extend(PendingItem(row.thread_id, row.title, "", "", None, None, _aware(row.pending_since),
-                                         str(w.get("toolCallId") or ""), str(w.get("name") or ""))
-                             for w in _person_waits(row.meta))
             except (ValueError, TypeError, AttributeError) as exc:
                 log.warning("thread database: skipping the unreadable pending set of thread %.80s (%s)",
                             row.thread_id, exc)
         return items
+
+    def tool_waits(self, owner: str) -> list[WaitingToolCall]:
+        """Every frontend-tool call waiting for the person across ``owner``'s threads (S27), newest first.
+
+        Raises:
+            ThreadDBError: the database failed.
+        """
+        return [WaitingToolCall(row.thread_id, row.title, str(wait.get("toolCallId") or ""),
+                                str(wait.get("name") or ""), _aware(row.pending_since))
+                for row in self._waiting(owner, threads_table.c.meta, "list the waiting tool calls")
+                for wait in _person_waits(row.meta)]
+
+    def _waiting(self, owner: str, column: Any, what: str) -> Sequence[Row[Any]]:
+        """The owner's threads that wait for the person, newest first: id, title, ``column``, since when."""
+        t = threads_table
+        query = (select(t.c.thread_id, t.c.title, column, t.c.pending_since)
+                 .where((t.c.owner == owner) & (t.c.pending_count > 0))
+                 .order_by(t.c.pending_since.desc(), t.c.thread_id))
+        with self._transaction(what) as conn:
+            return conn.execute(query).all()
 
     # -- the audit trail -----------------------------------------------------------------------
 
@@ -792,7 +818,7 @@ class _Stored:
     """What a save needs to know of the thread row it replaces."""
 
     revision: int
-    pending: Any  # _pending_identity of the stored pending set
+    pending: tuple[Any, frozenset[str]]  # _pending_identity of the stored row
 
 
 @dataclass
@@ -877,19 +903,27 @@ def _pending_count(pending: dict[str, Any] | None, meta: Any = None) -> int:
     return interrupts + len(_person_waits(meta))
 
 
-def _pending_identity(pending: Any, meta: Any = None) -> Any:
-    """What makes a pending set the same set again.
+def _pending_identity(pending: Any, meta: Any = None) -> tuple[Any, frozenset[str]]:
+    """What the person owes.
 
-    Its run, its interrupts' ids (or legacy value) and the waiting tool calls' ids.
+    The pending set (its run, its interrupts' ids or legacy value) and the waiting tool calls' ids.
     """
-    waits = tuple(str(w.get("toolCallId")) for w in _person_waits(meta))
+    waits = frozenset(str(w.get("toolCallId")) for w in _person_waits(meta))
     if not isinstance(pending, dict):
-        return (None, waits) if waits else None
+        return None, waits
     run_id = pending.get("runId", pending.get("run_id"))
     interrupts = pending.get("interrupts") or []
     ids = [i.get("id") for i in interrupts if isinstance(i, dict)]
     raw = pending.get("rawValue", pending.get("raw_value"))
-    return pending.get("kind"), run_id, ids, json.dumps(raw, sort_keys=True, default=str), waits
+    return (pending.get("kind"), run_id, ids, json.dumps(raw, sort_keys=True, default=str)), waits
+
+
+def _still_owed(before: tuple[Any, frozenset[str]], now: tuple[Any, frozenset[str]]) -> bool:
+    """Nothing new is asked: the same pending set, and no tool call that was not waiting before.
+
+    The thread then keeps the time it started waiting (answering one call of several does not move it).
+    """
+    return before[0] == now[0] and now[1] <= before[1]
 
 
 def _pending_items(thread_id: str, title: str, pending: Any, raised_at: datetime | None) -> list[PendingItem]:

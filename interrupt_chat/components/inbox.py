@@ -67,7 +67,7 @@ def _tool_item(state: type[ChatState], row: Any, chat_path: str) -> rx.Component
             rx.cond(row.raised != "", rx.text("since ", row.raised, " UTC", size="1", color_scheme="gray")),
             rx.spacer(),
             rx.link("Answer in its thread", href=chat_path, size="1", on_click=state.switch_thread(row.thread_id),
-                    custom_attrs={"data-testid": "inbox-open-thread"}),
+                    custom_attrs={"data-testid": "inbox-tool-open-thread"}),
             align="center", width="100%",
         ),
         rx.text("The agent waits for your answer to ", rx.code(row.name), ".", size="2"),

@@ -76,7 +76,7 @@ def test_s27_a_waiting_call_is_in_the_inbox_until_it_is_answered(chat: Chat, dem
     expect(item).to_have_attribute("data-tool-name", "generate_task_steps")
     expect(item).to_contain_text("Delete the old reports")  # the call's arguments
     expect(page.get_by_test_id("inbox-empty")).to_have_count(0)
-    item.get_by_test_id("inbox-open-thread").click()  # to the thread, on the page whose chat declares the tool
+    item.get_by_test_id("inbox-tool-open-thread").click()  # to the thread, on the page whose chat declares the tool
     expect(page).to_have_url(chat.base_url + "/steps")
     wait = page.get_by_test_id("tool-wait")
     expect(wait).to_have_count(1, timeout=120_000)

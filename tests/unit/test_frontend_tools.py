@@ -100,23 +100,28 @@ async def test_s27_a_call_to_a_frontend_tool_waits_and_survives_pickle_and_recor
 
 
 async def test_s27_a_waiting_call_counts_as_pending_in_the_thread_list_and_the_inbox():
-    agent = ScriptedAgent(calls(("c1", STEPS.name, PLAN)))
+    agent = ScriptedAgent(calls(("c1", STEPS.name, PLAN), ("c2", STEPS.name, PLAN)))
     session = session_for(agent, [STEPS])
     await drain(session.send("plan dinner"))
     with ThreadDB("sqlite:///:memory:") as db:
         db.save("alice", session)
         [summary] = db.threads("alice")
-        assert summary.pending and summary.pending_count == 1  # the thread list's pending badge
-        [item] = db.pending("alice")  # the approvals inbox
-        assert (item.thread_id, item.tool_call_id, item.tool_name, item.interrupt_id) == ("t1", "c1", STEPS.name, "")
-        assert item.raised_at is not None
-        raised = item.raised_at
-        db.save("alice", session)  # the same call still waits: still raised when it was
-        assert db.pending("alice")[0].raised_at == raised
-        async for _ in session.respond("c1", {"steps": []}):
+        assert summary.pending and summary.pending_count == 2  # the thread list's pending badge
+        assert db.pending("alice") == []  # interrupts only
+        first, second = db.tool_waits("alice")  # the approvals inbox's tool-call rows
+        assert [(w.thread_id, w.tool_call_id, w.tool_name) for w in (first, second)] == [
+            ("t1", "c1", STEPS.name), ("t1", "c2", STEPS.name)]
+        raised = first.raised_at
+        assert raised is not None
+        async for _ in session.respond("c1", {"steps": []}):  # one of the two answered: nothing new is asked
             pass
         db.save("alice", session)
-        assert db.pending("alice") == [] and not db.threads("alice")[0].pending
+        [left] = db.tool_waits("alice")
+        assert left.tool_call_id == "c2" and left.raised_at == raised and db.threads("alice")[0].pending_count == 1
+        async for _ in session.respond("c2", {"steps": []}):
+            pass
+        db.save("alice", session)
+        assert db.tool_waits("alice") == [] and not db.threads("alice")[0].pending
 
 
 async def test_s28_respond_sends_the_result_once_in_the_next_run():
@@ -231,17 +236,20 @@ async def test_s27_a_call_bound_to_an_interrupt_does_not_wait_as_a_tool():
     assert session.tracker.pending is not None and session.tool_waits == []
 
 
-async def test_s29_an_undeclared_call_held_behind_an_interrupt_gets_no_error_result():
-    def confirmation(body):  # ADK's shape: the interrupt is about a call of its own, not the tool's call
-        run = calls(("c1", "delete_files", {"count": 3}), ("adk-1", "adk_request_confirmation", {}))(body)
+async def test_s29_a_call_an_interrupt_names_in_its_metadata_is_held_not_answered_with_an_error():
+    def confirmation(body):  # ADK's shape: the interrupt is about a call of its own and names the real one
+        run = calls(("c1", "delete_files", {"count": 3}), ("adk-1", "adk_request_confirmation", {}),
+                    ("c2", "undeclared", {}))(body)
         run[-1]["outcome"] = {"type": "interrupt", "interrupts": [
-            {"id": "adk-1", "reason": "confirmation", "toolCallId": "adk-1", "message": "Delete 3 files?"}]}
+            {"id": "adk-1", "reason": "confirmation", "toolCallId": "adk-1", "message": "Delete 3 files?",
+             "metadata": {"adk": {"originalFunctionCall": {"id": "c1", "name": "delete_files"}}}}]}
         return run
 
     session = session_for(ScriptedAgent(confirmation), [STEPS])
     await drain(session.send("clean up"))
     assert session.tracker.pending is not None and session.tool_waits == []
-    assert session.transcript.tool_calls["c1"].result is None  # the agent's business, not an error (S29)
+    assert session.transcript.tool_calls["c1"].result is None  # held by the interrupt: the agent's business
+    assert "not available in this chat" in session.transcript.tool_calls["c2"].result  # any other: S29
 
 
 async def test_s32_state_context_and_forwarded_props_come_from_the_app():
