@@ -40,23 +40,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
+from examples._script import DELETE_ARGS, STEPS_ARGS, STEPS_TOOL, first_word, steps_answer
+
 REPORT_ARGS = {"to": "ada@example.com"}
-STEPS_TOOL = "generate_task_steps"  # a frontend tool: the chat declares it in RunAgentInput.tools
-STEPS = ("Back up the files", "Delete the temp folder", "Email the team")
 
 
-def _followup(result: ToolReturnPart) -> str:
-    """The answer to a tool's result: the steps the person kept, or ``Tool said: <result>``."""
-    content = result.content  # pydantic-ai parses a JSON result; a plain text stays a string
-    if result.tool_name == STEPS_TOOL:
-        try:
-            steps = (json.loads(content) if isinstance(content, str) else content)["steps"]
-            kept = [step["description"] for step in steps if step["status"] == "enabled"]
-            return f"Running {len(kept)} of {len(steps)} steps: {', '.join(kept)}."
-        except (ValueError, KeyError, TypeError):
-            pass
-    return f"Tool said: {content if isinstance(content, str) else json.dumps(content)}"
+def _followup(results: list[ToolReturnPart]) -> str:
+    """The answer to the tools' results: the steps the person kept, else ``Tool said: <r1>; <r2>…``."""
+    texts = []
+    for result in results:
+        content = result.content  # pydantic-ai parses a JSON result; a plain text stays a string
+        steps = steps_answer(content) if result.tool_name == STEPS_TOOL else None
+        if steps:
+            return steps
+        texts.append(content if isinstance(content, str) else json.dumps(content))
+    return "Tool said: " + "; ".join(texts)
 
 
 def _user_text(request: ModelRequest) -> str:
@@ -70,17 +68,16 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     text = _user_text(last) if isinstance(last, ModelRequest) else ""
     results = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
     if results and not text:
-        yield "; ".join(_followup(p) for p in results)
+        yield _followup(results)
         return
-    words = text.split()
-    first = words[0].lower().strip(",.!?") if words else ""
+    first = first_word(text)
     if first == "hello":
         yield "Hello! Say anything else and I will ask to delete some files."
         return
     turn = sum(isinstance(m, ModelResponse) for m in messages) + 1
     calls = [("delete_files", DELETE_ARGS)]
     if first == "steps" and any(tool.name == STEPS_TOOL for tool in info.function_tools):
-        calls = [(STEPS_TOOL, {"steps": [{"description": step, "status": "enabled"} for step in STEPS]})]
+        calls = [(STEPS_TOOL, STEPS_ARGS)]
     if first == "multi":
         calls.append(("send_report", REPORT_ARGS))
     yield {

@@ -28,9 +28,10 @@ fi
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 # The app, its tests, and the LLM-free producers the interop tests run against.
 stamp=.venv/.requirements-installed
-if [ ! -f "$stamp" ] || ! cat requirements.txt requirements-examples.txt | cmp -s - "$stamp"; then
+wanted=(requirements.txt requirements-examples.txt examples/langgraph/requirements.txt examples/pydantic_ai/requirements.txt)
+if [ ! -f "$stamp" ] || ! cat "${wanted[@]}" | cmp -s - "$stamp"; then
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-examples.txt
-  cat requirements.txt requirements-examples.txt > "$stamp"
+  cat "${wanted[@]}" > "$stamp"
 fi
 . scripts/env.sh
 # The accessibility browser tests (tests/e2e/test_axe.py) inject axe-core, pinned, from the npm registry.
@@ -38,6 +39,5 @@ AXE_VERSION=4.14.1
 if ! grep -qs "\"version\": \"$AXE_VERSION\"" .tools/axe/node_modules/axe-core/package.json; then
   npm install --prefix .tools/axe --no-fund --no-audit --no-save "axe-core@$AXE_VERSION" >/dev/null
 fi
-# One venv per producer example (examples/*/requirements.txt), cached outside the clone: see the script.
-# (scripts/test.sh sets INTERRUPT_CHAT_PRODUCER_VENVS=background and builds them while the first tests run.)
-if [ "${INTERRUPT_CHAT_PRODUCER_VENVS:-}" != background ]; then scripts/producer_venvs.sh; fi
+# The producers' venvs (examples/*/requirements.txt) are not needed by the demo: scripts/test.sh builds them
+# (scripts/producer_venvs.sh, cached outside the clone), and tests/producers.py builds one on demand.

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 mkdir -p test-artifacts
 scripts/producer_venvs.sh > test-artifacts/producer-venvs.log 2>&1 &
 venvs=$!
-INTERRUPT_CHAT_PRODUCER_VENVS=background scripts/setup.sh
+trap 'kill $venvs 2>/dev/null || true' EXIT   # a failed step does not leave the build running (it resumes next time)
+scripts/setup.sh
 . scripts/env.sh
 py=.venv/bin/python
 $py -c "import sys, interrupt_chat.agui; assert 'reflex' not in sys.modules, 'interrupt_chat.agui imports reflex'"

@@ -2,7 +2,7 @@
 
 Run from its own venv (``scripts/producer_venvs.sh adk`` builds it)::
 
-    cd examples/adk && ../../.producers/adk/bin/python server.py --port 8125      # binds 127.0.0.1
+    cd examples/adk && ../../.producers/adk/bin/python server.py --port 8126      # binds 127.0.0.1
 
 Routes: ``POST /`` (a ``RunAgentInput``), ``GET /health``, and the two that ``add_adk_fastapi_endpoint`` always
 adds: ``GET /capabilities`` (``{}`` here) and ``POST /agents/state`` (experimental thread state; unused here).
@@ -46,13 +46,10 @@ from google.adk.tools import FunctionTool
 from google.genai import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root: the ``examples`` package
-from examples._serve import serve  # after the path is set
+from examples._script import DELETE_ARGS, STEPS_ARGS, STEPS_TOOL, first_word, steps_answer  # after the path is set
+from examples._serve import serve
 
 NAME = "Google ADK"
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
-STEPS_TOOL = "generate_task_steps"
-STEPS_ARGS = {"steps": [{"description": d, "status": "enabled"}
-                        for d in ("Back up the files", "Delete the temp folder", "Email the team")]}
 
 
 def delete_files(path: str, count: int) -> str:
@@ -83,11 +80,7 @@ def _result_text(response: types.FunctionResponse) -> str:
 
 def _steps_answer(response: types.FunctionResponse) -> str:
     """The follow-up to a ``generate_task_steps`` result: the enabled steps, or ``Tool said: ...``."""
-    steps = (response.response or {}).get("steps")
-    if not isinstance(steps, list) or not all(isinstance(s, dict) and "description" in s for s in steps):
-        return f"Tool said: {_result_text(response)}"
-    enabled = [s["description"] for s in steps if s.get("status") == "enabled"]
-    return f"Running {len(enabled)} of {len(steps)} steps: {', '.join(enabled)}."
+    return steps_answer(response.response or {}) or f"Tool said: {_result_text(response)}"
 
 
 class ScriptedLlm(BaseLlm):
@@ -110,8 +103,7 @@ class ScriptedLlm(BaseLlm):
         if responses:
             texts = [_steps_answer(r) if r.name == STEPS_TOOL else f"Tool said: {_result_text(r)}" for r in responses]
             return [types.Part(text="; ".join(texts))]
-        words = " ".join(p.text for p in parts if p.text).split()
-        first = words[0].lower().strip(",.!?") if words else ""
+        first = first_word(" ".join(p.text for p in parts if p.text))
         if first == "hello":
             return [types.Part(text=f"Hello from {NAME}!")]
         if first == "steps":
@@ -139,4 +131,4 @@ def create_app() -> FastAPI:
 
 
 if __name__ == "__main__":
-    serve(create_app(), default_port=8125, description=f"LLM-free {NAME} AG-UI server")
+    serve(create_app(), default_port=8126, description=f"LLM-free {NAME} AG-UI server")

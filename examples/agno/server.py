@@ -50,15 +50,12 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root: the ``examples`` package
-from examples._serve import serve  # after the path is set
+from examples._script import DELETE_ARGS, STEPS_ARGS, STEPS_TOOL, first_word, steps_answer  # after the path is set
+from examples._serve import serve
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")  # read when an Agent is built: no calls home
 
 DISPLAY_NAME = "Agno"
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
-STEPS_TOOL = "generate_task_steps"
-STEPS_ARGS = {"steps": [{"description": d, "status": "enabled"}
-                        for d in ("Back up the files", "Delete the temp folder", "Email the team")]}
 
 
 def _text(content: Any) -> str:
@@ -72,16 +69,6 @@ def _text(content: Any) -> str:
     return str(content)
 
 
-def _steps_summary(result: str) -> str | None:
-    """``Running k of n steps: …`` for a ``generate_task_steps`` result in its JSON shape, else None."""
-    try:
-        steps = json.loads(result)["steps"]
-        enabled = [s["description"] for s in steps if s["status"] == "enabled"]
-    except (ValueError, TypeError, KeyError):
-        return None
-    return f"Running {len(enabled)} of {len(steps)} steps: {', '.join(enabled)}."
-
-
 def script(messages: list[Message], tool_names: set[str]) -> ModelResponse:
     """The scripted model's whole answer to ``messages`` (one turn: text, or one tool call)."""
     results = []
@@ -93,12 +80,11 @@ def script(messages: list[Message], tool_names: set[str]) -> ModelResponse:
         texts = []
         for message in results:
             result = _text(message.content)
-            summary = _steps_summary(result) if message.tool_name == STEPS_TOOL else None
+            summary = steps_answer(result) if message.tool_name == STEPS_TOOL else None
             texts.append(summary or f"Tool said: {result}")
         return ModelResponse(role="assistant", content="; ".join(texts))
     user = next((m for m in reversed(messages) if m.role == "user"), None)
-    words = _text(user.content if user else "").split()
-    first = words[0].lower().strip(",.!?") if words else ""
+    first = first_word(_text(user.content if user else ""))
     if first == "hello":
         return ModelResponse(role="assistant", content=f"Hello from {DISPLAY_NAME}!")
     name, args = (STEPS_TOOL, STEPS_ARGS) if first == "steps" and STEPS_TOOL in tool_names else (

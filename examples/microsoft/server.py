@@ -2,7 +2,7 @@
 
 Run from this directory with the producer's own venv (``scripts/producer_venvs.sh microsoft``)::
 
-    ../../.producers/microsoft/bin/python server.py --port 8125      # binds 127.0.0.1 unless --host says otherwise
+    ../../.producers/microsoft/bin/python server.py --port 8127      # binds 127.0.0.1 unless --host says otherwise
 
 Routes: ``POST /`` (a ``RunAgentInput``, answered as SSE), ``POST /confirm`` (the same agent with the
 package's default ``require_confirmation=True``, see below) and ``GET /health``.
@@ -64,24 +64,10 @@ from agent_framework_ag_ui import AgentFrameworkAgent, add_agent_framework_fasta
 from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root: the ``examples`` package
-from examples._serve import serve  # after the path is set
+from examples._script import DELETE_ARGS, STEPS_ARGS, STEPS_TOOL, first_word, steps_answer  # after the path is set
+from examples._serve import serve
 
 HELLO = "Hello from Microsoft Agent Framework!"
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
-STEPS_TOOL = "generate_task_steps"
-STEPS_ARGS = {"steps": [{"description": "Back up the files", "status": "enabled"},
-                        {"description": "Delete the temp folder", "status": "enabled"},
-                        {"description": "Email the team", "status": "enabled"}]}
-
-
-def _steps_answer(result: str) -> str | None:
-    """``Running k of n steps: …`` for a steps JSON result, else None."""
-    try:
-        steps = json.loads(result)["steps"]
-        enabled = [s["description"] for s in steps if s["status"] == "enabled"]
-    except (ValueError, TypeError, KeyError):
-        return None
-    return f"Running {len(enabled)} of {len(steps)} steps: {', '.join(enabled)}."
 
 
 def script(messages: Sequence[Message], options: Mapping[str, Any]) -> list[Content]:
@@ -92,11 +78,10 @@ def script(messages: Sequence[Message], options: Mapping[str, Any]) -> list[Cont
     if results:
         names = {c.call_id: c.name for m in messages for c in m.contents if c.type == "function_call"}
         texts = [str(c.result) for c in results]
-        steps = _steps_answer(texts[0]) if len(results) == 1 and names.get(results[0].call_id) == STEPS_TOOL else None
+        steps = steps_answer(texts[0]) if len(results) == 1 and names.get(results[0].call_id) == STEPS_TOOL else None
         return [Content.from_text(steps or "Tool said: " + "; ".join(texts))]
     text = " ".join(c.text or "" for c in last.contents if c.type == "text") if last else ""
-    words = text.split()
-    first = words[0].lower().strip(",.!?") if words else ""
+    first = first_word(text)
     call_id = f"call_{sum(m.role == 'assistant' for m in messages) + 1}"
     if first == "hello":
         return [Content.from_text(HELLO)]
@@ -150,4 +135,4 @@ def create_app() -> FastAPI:
 
 
 if __name__ == "__main__":
-    serve(create_app(), default_port=8125, description="LLM-free Microsoft Agent Framework AG-UI server")
+    serve(create_app(), default_port=8127, description="LLM-free Microsoft Agent Framework AG-UI server")

@@ -50,17 +50,14 @@ from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root: the ``examples`` package
-from examples._serve import serve  # after the path is set
+from examples._script import DELETE_ARGS, STEPS_ARGS, STEPS_TOOL, first_word, steps_answer  # after the path is set
+from examples._serve import serve
 
 # ag-ui-strands steps the agent's stream in a fresh task per event, so Strands' OpenTelemetry spans are detached in
 # another contextvars Context than they were attached in: a harmless "Failed to detach context" traceback per span.
 logging.getLogger("opentelemetry.context").setLevel(logging.CRITICAL)
 
 HELLO = "Hello from Strands Agents!"
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
-STEPS_TOOL = "generate_task_steps"
-STEPS_ARGS = {"steps": [{"description": d, "status": "enabled"}
-                        for d in ("Back up the files", "Delete the temp folder", "Email the team")]}
 
 
 @tool
@@ -92,16 +89,6 @@ def _tool_names(messages: Messages) -> dict[str, str]:
             for block in message["content"] if "toolUse" in block}
 
 
-def _steps_answer(result: str) -> str | None:
-    """``Running 2 of 3 steps: A, C.`` for a steps JSON result, ``None`` for anything else."""
-    try:
-        steps = json.loads(result)["steps"]
-        enabled = [step["description"] for step in steps if step["status"] == "enabled"]
-    except (ValueError, TypeError, KeyError):
-        return None
-    return f"Running {len(enabled)} of {len(steps)} steps: {', '.join(enabled)}."
-
-
 def _answer(messages: Messages) -> tuple[str, str | None, dict[str, Any] | None]:
     """What the script does next: ``(text, None, None)`` or ``("", tool name, tool input)``."""
     last = messages[-1] if messages else {"role": "user", "content": []}
@@ -111,11 +98,10 @@ def _answer(messages: Messages) -> tuple[str, str | None, dict[str, Any] | None]
         texts = []
         for result in results:
             text = _text_of(result["content"])
-            steps = _steps_answer(text) if names.get(result["toolUseId"]) == STEPS_TOOL else None
+            steps = steps_answer(text) if names.get(result["toolUseId"]) == STEPS_TOOL else None
             texts.append(steps or f"Tool said: {text}")
         return "; ".join(texts), None, None
-    words = _text_of(last["content"]).split()
-    first = words[0].lower().strip(",.!?") if words else ""
+    first = first_word(_text_of(last["content"]))
     if first == "hello":
         return HELLO, None, None
     if first == "steps":
