@@ -3,6 +3,8 @@
 - ``/steps``: tool-based human in the loop. The agent calls the frontend tool
   ``generate_task_steps``; the person unticks the steps to skip and confirms; the confirmed list
   is the tool's result, which the next run takes to the agent (S26-S31).
+- ``/confirm``: an approval asked through a frontend tool (how Agno's AG-UI interface asks): the
+  agent calls ``delete_files``; Approve / Reject answer ``{"accepted": true|false}``, Cancel declines.
 - ``/tool-ui``: a custom tool-call renderer (``chat(tool_renderers=...)``): the agent's
   ``get_weather`` call drawn as a weather card.
 - ``/progress``: agentic generative UI: a progress card drawn from the agent's state, which
@@ -19,7 +21,7 @@ import reflex as rx
 
 import interrupt_chat as ic
 
-__all__ = ["StepsTool", "progress_chat", "recipe_chat", "steps_chat", "weather_chat"]
+__all__ = ["ConfirmTool", "StepsTool", "confirm_chat", "progress_chat", "recipe_chat", "steps_chat", "weather_chat"]
 
 STEP = {"type": "object", "required": ["description", "status"],
         "properties": {"description": {"type": "string"}, "status": {"enum": ["enabled", "disabled"]}}}
@@ -69,6 +71,38 @@ def steps_chat() -> rx.Component:
                      disabled=(state.status == "running") | state.locked,
                      custom_attrs={"data-testid": "scenario-chip", "data-scenario": "steps"})
     return ic.chat(tools=[StepsTool], header=chip)
+
+
+class ConfirmTool(ic.FrontendToolState):
+    """``delete_files``: the agent asks the person to approve a deletion through a tool call."""
+
+    tool_name: ClassVar[str] = "delete_files"
+    description: ClassVar[str] = "Ask the person to approve deleting files; the answer is {accepted: boolean}."
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "required": ["path", "count"],
+                                            "properties": {"path": {"type": "string"}, "count": {"type": "integer"}}}
+
+    @staticmethod
+    def render(call: ic.ToolCall) -> rx.Component:
+        """The deletion to approve, with Approve, Reject and Cancel."""
+        args = call.args
+        return rx.vstack(
+            rx.heading("Approve this deletion?", size="3", as_="h2"),
+            rx.text("Delete ", args["count"].to(str), " files in ", rx.code(args["path"].to(str)), "."),
+            rx.hstack(
+                rx.button("Approve", on_click=call.respond({"accepted": True}),
+                          custom_attrs={"data-testid": "tool-approve"}),
+                rx.button("Reject", variant="soft", color_scheme="red", on_click=call.respond({"accepted": False}),
+                          custom_attrs={"data-testid": "tool-reject"}),
+                rx.button("Cancel", variant="soft", color_scheme="gray", on_click=call.decline(),
+                          custom_attrs={"data-testid": "tool-cancel"}),
+                spacing="2"),
+            spacing="2", align="start",
+        )
+
+
+def confirm_chat() -> rx.Component:
+    """The chat with the ``delete_files`` approval tool and a chip that asks for a deletion."""
+    return ic.chat(tools=[ConfirmTool], header=_chip(ic.chat_state(tools=[ConfirmTool]), "Clean up", "confirm"))
 
 
 def _chip(state: type[ic.ChatState], label: str, scenario: str) -> rx.Component:

@@ -17,7 +17,7 @@ from starlette.routing import Mount
 
 import interrupt_chat as ic
 from interrupt_chat.demo_agent import create_app as create_demo_agent
-from interrupt_chat.demo_dojo import StepsTool, progress_chat, recipe_chat, steps_chat, weather_chat
+from interrupt_chat.demo_dojo import StepsTool, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -244,6 +244,13 @@ def steps() -> rx.Component:
                        "confirm.")
 
 
+def confirm() -> rx.Component:
+    """``/confirm``: an approval asked through a frontend tool."""
+    return _page(confirm_chat(), title="Approval through a tool",
+                 intro="Say “confirm”: the agent asks to delete files by calling a tool of this chat (as Agno does); "
+                       "approve, reject or cancel.")
+
+
 def tool_ui() -> rx.Component:
     """``/tool-ui``: the agent's ``get_weather`` call drawn by a custom renderer."""
     return _page(weather_chat(), title="Tool renderer",
@@ -276,6 +283,7 @@ app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")
 app.add_page(inbox, route="/inbox", title="interrupt_chat · inbox")
 app.add_page(steps, route="/steps", title="interrupt_chat · steps")
+app.add_page(confirm, route="/confirm", title="interrupt_chat · approval through a tool")
 app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")
 app.add_page(progress, route="/progress", title="interrupt_chat · progress")
 app.add_page(shared_state, route="/shared-state", title="interrupt_chat · shared state")

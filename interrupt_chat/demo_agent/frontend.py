@@ -16,10 +16,12 @@ from ag_ui.core import BaseEvent, RunAgentInput, ToolMessage
 from .context import RunContext
 from .events import new_id
 
-__all__ = ["CLOCK_TOOL", "STEPS", "STEPS_TOOL", "clock", "last_tool_result", "steps", "tool_followup"]
+__all__ = ["CLOCK_TOOL", "CONFIRM_TOOL", "STEPS", "STEPS_TOOL", "clock", "confirm", "last_tool_result", "steps",
+           "tool_followup"]
 
 STEPS_TOOL = "generate_task_steps"
 CLOCK_TOOL = "get_time"  # a tool an app answers on the server (a handler, S30)
+CONFIRM_TOOL = "delete_files"  # an approval asked through a tool call, as Agno's AG-UI interface does
 STEPS = ("Read the current settings", "Back up the old reports", "Delete the old reports",
          "Email a summary to the team")
 
@@ -35,6 +37,15 @@ def steps(ctx: RunContext) -> Iterator[BaseEvent]:
     plan = {"steps": [{"description": step, "status": "enabled"} for step in STEPS]}
     yield from _call(ctx, STEPS_TOOL, plan, "Here is my plan. Untick what I should skip, then confirm.",
                      "ask you for steps")
+
+
+def confirm(ctx: RunContext) -> Iterator[BaseEvent]:
+    """Ask the person to confirm a deletion through the chat's ``delete_files`` tool.
+
+    Its result ``{"accepted": true|false}`` decides (the convention of Agno's confirmations).
+    """
+    yield from _call(ctx, CONFIRM_TOOL, {"path": "/tmp/demo", "count": 3}, "I need your OK before I delete anything.",
+                     "ask you to confirm")
 
 
 def clock(ctx: RunContext) -> Iterator[BaseEvent]:
@@ -69,6 +80,8 @@ def _parse(content: Any) -> Any:
 def _reply(result: Any) -> str:
     if isinstance(result, dict) and result.get("cancelled"):
         return "All right, I will not do any of it."
+    if isinstance(result, dict) and "accepted" in result:
+        return "Deleted 3 files in /tmp/demo." if result["accepted"] is True else "All right, I will not delete them."
     if isinstance(result, dict) and "error" in result:
         return "The tool could not be answered, so I stopped."
     if isinstance(result, dict) and "time" in result:

@@ -222,6 +222,7 @@ SCENARIOS: dict[str, Scenario] = {
     "tools": tools,
     "steps": frontend.steps,
     "clock": frontend.clock,
+    "confirm": frontend.confirm,
     "progress": generative.progress,
     "recipe": generative.recipe,
 }

@@ -16,7 +16,8 @@ from .a11y import assert_axe_clean
 from .conftest import EXPIRES_IN
 
 
-@pytest.mark.parametrize("path", ["/", "/approval", "/manual", "/steps", "/tool-ui", "/progress", "/shared-state"])
+@pytest.mark.parametrize("path", ["/", "/approval", "/manual", "/steps", "/confirm", "/tool-ui", "/progress",
+                                  "/shared-state"])
 def test_axe_idle_pages(chat, path):
     chat.open(path)
     assert_axe_clean(chat.page, f"{path} idle")
@@ -117,3 +118,9 @@ def test_axe_steps_page_tool_wait(chat):
     chat.interrupt("steps", "/steps")
     expect(chat.page.get_by_test_id("tool-wait")).to_have_count(1)
     assert_axe_clean(chat.page, "/steps tool call waiting")
+
+
+def test_axe_confirm_page_tool_wait(chat):
+    chat.interrupt("confirm", "/confirm")
+    expect(chat.page.get_by_test_id("tool-wait").get_by_test_id("tool-approve")).to_be_visible()
+    assert_axe_clean(chat.page, "/confirm tool call waiting")

@@ -85,3 +85,18 @@ def test_s27_a_waiting_call_is_in_the_inbox_until_it_is_answered(chat: Chat, dem
     page.goto(chat.base_url + "/inbox")
     expect(page.get_by_test_id("inbox-empty")).to_be_visible(timeout=120_000)
     expect(page.get_by_test_id("inbox-tool-wait")).to_have_count(0)
+
+
+def test_an_approval_asked_through_a_tool_is_answered_on_its_card(chat: Chat, demo_agent):
+    """/confirm: the agent calls the chat's ``delete_files`` tool; Approve / Reject send {accepted}."""
+    for button, answer, accepted in (("tool-approve", "Deleted 3 files in /tmp/demo.", True),
+                                     ("tool-reject", "All right, I will not delete them.", False)):
+        chat.interrupt("confirm", "/confirm")
+        wait = chat.page.get_by_test_id("tool-wait")
+        expect(wait).to_have_attribute("data-tool-name", "delete_files")
+        expect(wait).to_contain_text("Delete 3 files in /tmp/demo.")
+        wait.get_by_test_id(button).click()
+        chat.wait("idle")
+        expect(chat.messages("assistant").last).to_have_text(answer)
+        result = _tool_results(demo_agent, demo_agent.last_thread())[-1]
+        assert json.loads(result["content"]) == {"accepted": accepted}
