@@ -89,9 +89,11 @@ def test_s27_a_waiting_call_is_in_the_inbox_until_it_is_answered(chat: Chat, dem
 
 def test_an_approval_asked_through_a_tool_is_answered_on_its_card(chat: Chat, demo_agent):
     """/confirm: the agent calls the chat's ``delete_files`` tool; Approve / Reject send {accepted}."""
+    chat.open("/confirm")
     for button, answer, accepted in (("tool-approve", "Deleted 3 files in /tmp/demo.", True),
                                      ("tool-reject", "All right, I will not delete them.", False)):
-        chat.interrupt("confirm", "/confirm")
+        chat.send("confirm")  # on the same page: a reload restores the thread while the test counts its messages
+        chat.wait("interrupted")
         wait = chat.page.get_by_test_id("tool-wait")
         expect(wait).to_have_attribute("data-tool-name", "delete_files")
         expect(wait).to_contain_text("Delete 3 files in /tmp/demo.")
