@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.unit.agents import free_port
+from tests.unit.agents import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 VENVS = ROOT / ".producers"
@@ -56,12 +56,7 @@ def producer_server(name: str, *args: str, timeout: float = 120.0) -> Iterator[s
             time.sleep(0.1)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         log.close()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.agents import free_port
+from tests.unit.agents import free_port, stop_process
 
 MISSING = ("redis-server is missing: run scripts/setup.sh as root, or install Debian's 'redis-server' package")
 
@@ -56,10 +56,5 @@ def running_redis() -> Iterator[str]:
             pytest.fail(f"Redis did not start (exit {process.poll()}):\n{text}", pytrace=False)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop_process(process)
         shutil.rmtree(folder, ignore_errors=True)

@@ -18,6 +18,7 @@ import contextlib
 import json
 import socket
 import struct
+import subprocess
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -193,6 +194,16 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """Terminate a server the tests started; kill it if it is still there after 10 s."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
 
 
 def bound_socket(port: int = 0) -> socket.socket:

@@ -26,6 +26,8 @@ from tests.producers import producer_server
 
 Body = dict[str, Any]
 
+APPROVE, REJECT = {"approved": True}, {"approved": False}
+DELETE_ARGS = {"path": "/tmp/demo", "count": 3}  # what every example's script calls delete_files with
 TIMEOUT = 60.0  # per read; a run takes well under a second, the margin is for a loaded 2-core box
 
 STEPS = FrontendTool(

@@ -27,11 +27,19 @@ from ag_ui.core import EventType
 from examples import langgraph_agent, pydantic_ai_agent
 from interrupt_chat.agui import AgentSession
 from tests.unit.agents import serve_in_thread
-from tests.unit.producer_session import assert_clean, drain, interrupted, last_assistant_text, open_session, types
+from tests.unit.producer_session import (
+    APPROVE,
+    REJECT,
+    assert_clean,
+    drain,
+    interrupted,
+    last_assistant_text,
+    open_session,
+    types,
+)
 
 pytestmark = pytest.mark.loopback
 
-APPROVE, REJECT = {"approved": True}, {"approved": False}
 ADA = {"name": "Ada", "count": 3}
 DELETE_ARGS = pydantic_ai_agent.DELETE_ARGS
 HELLO = "Hello! Say anything else and I will ask to delete some files."

@@ -25,6 +25,7 @@ from ag_ui.core import BaseEvent, EventType
 
 from tests.unit.producer_session import (
     CHOSEN,
+    DELETE_ARGS,
     PLAN,
     STEPS,
     RecordedSession,
@@ -39,7 +40,6 @@ from tests.unit.producer_session import (
 pytestmark = pytest.mark.loopback
 
 HELLO = "Hello from Google ADK!"
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
 HINT = ("Please approve or reject the tool call delete_files() by responding with a FunctionResponse with an"
         " expected ToolConfirmation payload.")  # ADK's own text for require_confirmation=True
 DELETED = '{"result": "deleted 3 files in /tmp/demo"}'  # ADK wraps the tool's str return value

@@ -34,6 +34,7 @@ from interrupt_chat.agui.frontend_tools import FrontendTool
 from interrupt_chat.agui.session import DECLINED
 from tests.unit.producer_session import (
     CHOSEN,
+    DELETE_ARGS,
     PLAN,
     STEPS,
     Body,
@@ -50,7 +51,6 @@ pytestmark = pytest.mark.loopback
 HELLO = "Hello from Agno!"
 NEEDS_CONFIRMATION = "I have tools to execute, but I need confirmation."  # Agno's text on a confirmation pause
 REJECTED = "Function call was rejected by the user"  # what Agno gives the model for a rejection without a note
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
 DELETED = "deleted 3 files in /tmp/demo"
 # the chat's side of Agno's confirmation: a frontend tool named like the backend tool, answered {accepted, note}
 CONFIRM = FrontendTool(

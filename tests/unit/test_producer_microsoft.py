@@ -30,8 +30,11 @@ from ag_ui.core import EventType
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.agui.session import DECLINED
 from tests.unit.producer_session import (
+    APPROVE,
     CHOSEN,
+    DELETE_ARGS,
     PLAN,
+    REJECT,
     STEPS,
     Body,
     assert_clean,
@@ -46,9 +49,7 @@ from tests.unit.producer_session import (
 
 pytestmark = pytest.mark.loopback
 
-APPROVE, REJECT = {"approved": True}, {"approved": False}
 EDITED = {"path": "/tmp/other", "count": 1}
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
 HELLO = "Hello from Microsoft Agent Framework!"
 REJECTED = "Error: Tool call invocation was rejected by user."  # what the framework gives the model on a reject
 INTERRUPTING = ["RUN_STARTED", "TEXT_MESSAGE_START", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END",

@@ -27,8 +27,11 @@ from ag_ui.core import BaseEvent, EventType
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.agui.session import DECLINED
 from tests.unit.producer_session import (
+    APPROVE,
     CHOSEN,
+    DELETE_ARGS,
     PLAN,
+    REJECT,
     STEPS,
     Body,
     assert_clean,
@@ -41,8 +44,6 @@ from tests.unit.producer_session import (
 
 pytestmark = pytest.mark.loopback
 
-APPROVE, REJECT = {"approved": True}, {"approved": False}
-DELETE_ARGS = {"path": "/tmp/demo", "count": 3}
 HELLO = "Hello from Strands Agents!"
 DENIED = "User denied approval for 'delete_files'."  # what Strands gives the model for a denied or cancelled call
 APPROVAL_SCHEMA = {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}
