@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=4000)
     args = parser.parse_args(argv)
-    serve(MarkdownAgent(args.deltas))
+    serve(MarkdownAgent(args.deltas), loop="asyncio")  # the same agent whatever the machine has installed
 
 
 if __name__ == "__main__":

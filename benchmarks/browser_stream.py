@@ -13,6 +13,8 @@ for both apps, it prints:
 - **DOM lag**: the same for the answer's last characters;
 - **main thread**: the page's busy time over the answer (CDP ``Performance.getMetrics``
   ``TaskDuration``);
+- **backend CPU**: the CPU time of the app's server processes over the answer (``/proc``), per
+  1,000 deltas;
 
 and the project's figures as ratios of the naive chat's. The naive chat (``benchmarks/naive_chat``)
 appends each delta to its message list inside ``async with self``.
@@ -73,6 +75,7 @@ class Result:
     first_ms: float
     dom_lag_ms: float
     main_thread_s: float
+    backend_cpu_s: float
 
     @property
     def ratio(self) -> float:
@@ -120,16 +123,28 @@ def agent(deltas: int, logs: Path) -> Iterator[str]:
         proc.wait(10)
 
 
+def group_cpu(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by the live processes of process group ``pgid``."""
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ...
+                total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def app(name: str, agent_url: str, logs: Path) -> Iterator[str]:
-    """``reflex run --env prod`` for the project or the naive chat; yields the page's URL."""
+def app(name: str, agent_url: str, logs: Path) -> Iterator[tuple[str, int]]:
+    """``reflex run --env prod`` for the project or the naive chat; yields the page's URL and its process group."""
     cwd = ROOT if name == "project" else NAIVE
     frontend = backend = _free_port()  # prod: one port serves both
     env = {**os.environ, "INTERRUPT_CHAT_AGENT_URL": agent_url, "NAIVE_AGENT_URL": agent_url,
            "INTERRUPT_CHAT_DB_URL": "off", "REFLEX_FRONTEND_PORT": str(frontend),
            "REFLEX_BACKEND_PORT": str(backend), "PYTHONPATH": str(cwd), "REFLEX_TELEMETRY_ENABLED": "false"}
     reflex = str(Path(sys.executable).with_name("reflex"))
-    with _process([reflex, "run", "--env", "prod", "--backend-host", "127.0.0.1"], cwd, env, logs / f"{name}.log"):
+    with _process([reflex, "run", "--env", "prod", "--backend-host", "127.0.0.1"], cwd, env,
+                  logs / f"{name}.log") as server:
         url = f"http://127.0.0.1:{frontend}"
         deadline = time.monotonic() + 600
         while True:
@@ -139,7 +154,7 @@ def app(name: str, agent_url: str, logs: Path) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{name} did not start: see {logs / f'{name}.log'}")
             time.sleep(1)
-        yield url
+        yield url, server.pid
 
 
 def _unchanged(payloads: list[str]) -> int:
@@ -158,10 +173,11 @@ def _unchanged(payloads: list[str]) -> int:
     return count
 
 
-def measure(browser: Any, name: str, url: str, agent_url: str, rate: float) -> Result:
+def measure(browser: Any, name: str, server: tuple[str, int], agent_url: str, rate: float) -> Result:
     """One answer at ``rate`` deltas/s (0: unpaced) in a fresh page."""
     from playwright.sync_api import expect
 
+    url, group = server
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
@@ -173,12 +189,12 @@ def measure(browser: Any, name: str, url: str, agent_url: str, rate: float) -> R
     page.wait_for_timeout(1500)  # hydrated and idle
     page.evaluate(OBSERVER)
     page.get_by_test_id("chat-input").fill(f"rate:{rate:g}")
-    busy = _task_duration(cdp)
+    busy, cpu = _task_duration(cdp), group_cpu(group)
     payloads.clear()
     page.get_by_test_id("chat-send").click()
     page.wait_for_function("() => window.__marks.end", timeout=1_800_000, polling=100)
     page.wait_for_timeout(1500)  # the end of the run (status, settling) is part of the answer's cost
-    busy = _task_duration(cdp) - busy
+    busy, cpu = _task_duration(cdp) - busy, group_cpu(group) - cpu
     marks = page.evaluate("() => window.__marks")
     sent = json.loads(_get(agent_url + "sent"))
     page.close()
@@ -187,7 +203,7 @@ def measure(browser: Any, name: str, url: str, agent_url: str, rate: float) -> R
     return Result(app=name, rate=rate, answer_bytes=sent["bytes"], frames=len(payloads),
                   ws_bytes=sum(len(p.encode()) for p in payloads), unchanged=_unchanged(payloads),
                   first_ms=marks["begin"] - sent["first_sent"] * 1000, dom_lag_ms=marks["end"] - sent["last_sent"] * 1000,
-                  main_thread_s=busy)
+                  main_thread_s=busy, backend_cpu_s=cpu)
 
 
 def _task_duration(cdp: Any) -> float:
@@ -199,13 +215,14 @@ def _rate_label(rate: float) -> str:
     return "unpaced" if rate == 0 else f"{rate:g} tok/s"
 
 
-def report(results: list[Result]) -> bool:
+def report(results: list[Result], deltas: int) -> bool:
     """Print the table and the project's ratios to the naive chat; True when every target is met."""
     print(f"\n{'rate':>11} {'app':>8} {'bytes/answer':>13} {'frames':>7} {'unchanged':>9} {'first ms':>9} "
-          f"{'DOM lag ms':>10} {'main thread s':>13}")
+          f"{'DOM lag ms':>10} {'main thread s':>13} {'backend CPU s/1k':>16}")
     for r in results:
         print(f"{_rate_label(r.rate):>11} {r.app:>8} {r.ratio:>12.2f}× {r.frames:>7} {r.unchanged:>9} "
-              f"{r.first_ms:>9.0f} {r.dom_lag_ms:>10.0f} {r.main_thread_s:>13.2f}")
+              f"{r.first_ms:>9.0f} {r.dom_lag_ms:>10.0f} {r.main_thread_s:>13.2f}"
+              f" {r.backend_cpu_s * 1000 / deltas:>16.3f}")
     verdicts = []
     print("\nproject vs naive (same run), targets: bytes ≤ 3× answer, no unchanged resend, DOM lag ≤ 50 ms,"
           " first token ≤ 60 ms, main thread ≤ 30 % of naive")
@@ -242,12 +259,12 @@ def main(argv: list[str] | None = None) -> None:
     with agent(args.deltas, logs) as agent_url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         for name in args.apps.split(","):
-            with app(name, agent_url, logs) as url:
+            with app(name, agent_url, logs) as server:
                 for rate in rates:
-                    results.append(measure(browser, name, url, agent_url, rate))
+                    results.append(measure(browser, name, server, agent_url, rate))
                     print(f"{name} at {_rate_label(rate)}: {results[-1]}", flush=True)
         browser.close()
-    ok = report(results)
+    ok = report(results, args.deltas)
     print("\nall targets met" if ok else "\nsome targets missed")
 
 

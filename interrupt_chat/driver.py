@@ -133,7 +133,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             if chat.thread_id == session.thread_id:  # the view may show another thread now (S25)
-                chunks = _stream(chat, session, outbox)
+                chunks = await _stream(chat, session, outbox)
                 if route:
                     await routing.route(state, chat_cls, session)  # S4: RUN_STARTED removes the card
         await _emit(chunks)
@@ -150,7 +150,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             if chat.thread_id == session.thread_id:
-                chunks = _stream(chat, session, outbox, full=True)
+                chunks = await _stream(chat, session, outbox, full=True)
                 call = await routing.route(state, chat_cls, session)
             else:
                 keep(chat, session)
@@ -165,16 +165,23 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         await drive(state, chat_cls, session, session.answer_handlers())
 
 
-def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False
-            ) -> list[streaming.Chunk]:
-    """Publish, with streaming texts frozen in the var; return the chunks that carry the rest (in the lock)."""
+async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False
+                  ) -> list[streaming.Chunk]:
+    """Publish, with streaming texts frozen in the var; return the chunks to send after the var delta (in the lock).
+
+    When no text was frozen or unfrozen, the chunks continue texts the page already has: they go
+    now, ahead of the var delta, so the text is drawn before the page re-renders for the delta.
+    """
     frozen = dict(chat._frozen)
     chunks = outbox.prepare(frozen, session.transcript, resync=chat._resync)
     redraw = chat._resync or frozen != chat._frozen
     if redraw:
         chat._frozen, chat._resync = frozen, False
     publish(chat, session, full=full, redraw=redraw)
-    return chunks
+    if redraw:
+        return chunks
+    await _emit(chunks)
+    return []
 
 
 def resync(chat: ChatState) -> None:

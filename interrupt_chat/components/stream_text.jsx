@@ -7,6 +7,11 @@
 // a reconnect missed part of it), it calls `onGap` and the backend sends the text again in
 // the var. Markdown is rendered block by block: finished blocks are memoised and rendered
 // once; only the block still growing is rendered again (agent text, no raw HTML: S24).
+// New streamed text is drawn as plain text at once and formatted in a task of its own right
+// after, so the frame that brought it finishes quickly. Text that comes in a burst (chunks closer
+// than BURST_MS: an unpaced agent) stays plain until the burst pauses, or FORMAT_EVERY_MS at
+// most: parsing markdown on every chunk of a burst would hold the main thread, and every chunk
+// after it, behind the parser.
 import { createElement as h, memo, useEffect, useSyncExternalStore } from "react";
 import Markdown from "react-markdown";
 import remarkGfm from "remark-gfm";
@@ -15,14 +20,19 @@ import rehypeUnwrapImages from "rehype-unwrap-images";
 const MAX_ENTRIES = 400; // texts kept for keys without a mounted component (oldest dropped first)
 const GAP_RETRY_MS = 2000;
 const SETTLE_MS = 400; // a finished, partial row waits this long for its last chunk before asking again
+const BURST_MS = 150; // chunks closer than this are a burst: the newest text waits to be formatted
+const FORMAT_EVERY_MS = 600; // a long burst is still formatted this often
 
-const entries = new Map(); // key -> {text, seeded, done, gap, queued: [[offset, text, done]], asked}
+// key -> {text, seeded, done, gap, queued: [[offset, text, done]], asked,
+//         formatted: how much of text is drawn as markdown, at: the last arrival, formattedAt, timer, version}
+const entries = new Map();
 const listeners = new Map(); // key -> Set of callbacks
 
 function entryOf(key) {
   let entry = entries.get(key);
   if (entry === undefined) {
-    entry = { text: "", seeded: false, done: false, gap: false, queued: [], asked: 0 };
+    entry = { text: "", seeded: false, done: false, gap: false, queued: [], asked: 0,
+              formatted: 0, at: 0, formattedAt: 0, timer: null, version: 0 };
     entries.set(key, entry);
     if (entries.size > MAX_ENTRIES) {
       for (const old of entries.keys()) {
@@ -41,6 +51,39 @@ function notify(key) {
   if (callbacks) callbacks.forEach((callback) => callback());
 }
 
+function format(entry, now) {
+  entry.formatted = entry.text.length;
+  entry.formattedAt = now;
+}
+
+// Format what came, in a task of its own: the new text is drawn plain first, so a frame that
+// brings it is done at once. A burst is formatted when it pauses (or every FORMAT_EVERY_MS).
+function schedule(key, entry, burst) {
+  if (entry.timer !== null) return;
+  const settle = () => {
+    const now = performance.now();
+    const quiet = now - entry.at;
+    if (burst && quiet < BURST_MS && now - entry.formattedAt < FORMAT_EVERY_MS) {
+      entry.timer = setTimeout(settle, BURST_MS - quiet);
+      return;
+    }
+    entry.timer = null;
+    if (entry.formatted === entry.text.length) return;
+    format(entry, now);
+    entry.version += 1;
+    notify(key);
+  };
+  entry.timer = setTimeout(settle, burst ? BURST_MS : 0);
+}
+
+function arrived(key, entry) {
+  const now = performance.now();
+  const burst = now - entry.at < BURST_MS && now - entry.formattedAt < FORMAT_EVERY_MS;
+  entry.at = now;
+  entry.version += 1;
+  schedule(key, entry, burst);
+}
+
 function append(entry, offset, text, done) {
   if (offset > entry.text.length) {
     entry.gap = true; // part of the text never arrived here: wait for the var to bring it again
@@ -54,10 +97,13 @@ function append(entry, offset, text, done) {
 
 // The var's prefix meets what the stream brought: the longer one wins when one extends the
 // other; anything else means the text was replaced (a snapshot), and the var is the truth.
-function seed(entry, base) {
+function seed(key, entry, base, streaming) {
   if (base.length > entry.text.length ? base.startsWith(entry.text) : !entry.text.startsWith(base)) {
     entry.text = base;
     entry.gap = false;
+    entry.at = performance.now(); // the var brought text: a chunk right after it is part of a burst
+    if (streaming && key) schedule(key, entry, false); // an answer's first text: drawn plain, formatted next
+    else format(entry, entry.at);
   }
   if (!entry.seeded) {
     entry.seeded = true;
@@ -72,6 +118,7 @@ if (typeof window !== "undefined") {
       const entry = entryOf(key);
       if (entry.seeded) append(entry, offset, text, done);
       else entry.queued.push([offset, text, done]);
+      arrived(key, entry);
       notify(key);
     }
   };
@@ -124,12 +171,13 @@ const Block = memo(function Block({ source }) {
 export function StreamText({ streamKey, base, streaming, markdown, element, className, onGap, ...rest }) {
   const key = streamKey || "";
   const entry = key ? entryOf(key) : null;
-  if (entry) seed(entry, base ?? "");
-  const text = useSyncExternalStore(
+  if (entry) seed(key, entry, base ?? "", streaming);
+  useSyncExternalStore(
     (callback) => (key ? subscribe(key, callback) : () => {}),
-    () => (entry ? entry.text : base ?? ""),
-    () => base ?? "",
+    () => (entry ? entry.version : -1),
+    () => -1,
   );
+  const text = entry ? entry.text : base ?? "";
   useEffect(() => {
     if (!entry || !onGap) return undefined;
     const missing = () => entry.gap || (!streaming && !entry.done);
@@ -143,6 +191,11 @@ export function StreamText({ streamKey, base, streaming, markdown, element, clas
     const timer = setTimeout(ask, entry.gap ? 0 : SETTLE_MS);
     return () => clearTimeout(timer);
   });
-  const body = markdown ? splitBlocks(text).map((source, index) => h(Block, { key: index, source })) : text;
+  let body = text;
+  if (markdown) {
+    const cut = entry ? Math.min(entry.formatted, text.length) : text.length;
+    body = splitBlocks(text.slice(0, cut)).map((source, index) => h(Block, { key: index, source }));
+    if (cut < text.length) body.push(h("p", { key: "plain", className: "ic-stream-plain" }, text.slice(cut)));
+  }
   return h(element || "div", { className, ...rest }, body);
 }

@@ -886,3 +886,27 @@ async def test_an_unreachable_database_leaves_the_chat_working_in_memory_with_on
         await h.cls.default_config.resolve.fn(await h.config(), {"approved": True}, h.ids()[0])
         assert h.chat.status == "idle" and h.chat.notice == UNAVAILABLE_NOTICE
     assert any("thread database" in r.getMessage() for r in caplog.records)
+
+
+async def test_chunks_that_continue_frozen_texts_go_ahead_of_the_var_delta(plain: Harness, page: Page):
+    """A push that freezes nothing sends its chunks in the lock, before the var delta (the page draws the
+    text before it re-renders for the delta); one that freezes a new text returns them, to go after the
+    var has brought the prefix they continue."""
+    from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
+
+    from interrupt_chat import driver, streaming
+
+    session = plain.chat._session()
+    transcript, outbox = session.transcript, streaming.Outbox(session.thread_id)
+    transcript.mark_tail()
+    transcript.apply(TextMessageStartEvent(message_id="m1", role="assistant"))
+    transcript.apply(TextMessageContentEvent(message_id="m1", delta="Hello"))
+    assert await driver._stream(plain.chat, session, outbox) == [] and page.scripts == []  # frozen: the var has it
+    transcript.apply(TextMessageContentEvent(message_id="m1", delta=" world"))
+    assert await driver._stream(plain.chat, session, outbox) == []
+    assert len(page.scripts) == 1 and page.show(plain.chat.live[-1]).content == "Hello world"
+    transcript.apply(TextMessageContentEvent(message_id="m1", delta="!"))
+    transcript.apply(TextMessageStartEvent(message_id="m2", role="assistant"))
+    transcript.apply(TextMessageContentEvent(message_id="m2", delta="Next"))
+    later = await driver._stream(plain.chat, session, outbox)  # m2 is frozen in this push: m1's chunk waits
+    assert [(text, done) for _, _, text, done in later] == [("!", False)] and len(page.scripts) == 1
