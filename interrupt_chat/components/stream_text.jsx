@@ -21,7 +21,7 @@ const MAX_ENTRIES = 400; // texts kept for keys without a mounted component (old
 const GAP_RETRY_MS = 2000;
 const SETTLE_MS = 400; // a finished, partial row waits this long for its last chunk before asking again
 const BURST_MS = 150; // chunks closer than this are a burst: the newest text waits to be formatted
-const FORMAT_EVERY_MS = 600; // a long burst is still formatted this often
+const FORMAT_EVERY_MS = 1000; // a long burst is still formatted this often
 
 // key -> {text, seeded, done, gap, queued: [[offset, text, done]], asked,
 //         formatted: how much of text is drawn as markdown, at: the last arrival, formattedAt, timer, version}
@@ -168,6 +168,15 @@ const Block = memo(function Block({ source }) {
   return h(Markdown, { remarkPlugins: REMARK, rehypePlugins: REHYPE }, source);
 });
 
+// The markdown parser's first run on a page costs tens of milliseconds (its code is compiled on
+// first use): pay it while the page is idle after loading, not when the first answer arrives.
+const WARM_UP = "# a\n\nb *c* **d** `e` ~f~ [g](https://example.com)\n\n- h\n1. i\n\n> j\n\n| k | l |\n|---|---|\n| m | n |\n";
+if (typeof window !== "undefined") {
+  const warm = () => Markdown({ children: WARM_UP, remarkPlugins: REMARK, rehypePlugins: REHYPE });
+  if (window.requestIdleCallback) window.requestIdleCallback(warm, { timeout: 2000 });
+  else setTimeout(warm, 500);
+}
+
 export function StreamText({ streamKey, base, streaming, markdown, element, className, onGap, ...rest }) {
   const key = streamKey || "";
   const entry = key ? entryOf(key) : null;
@@ -194,7 +203,7 @@ export function StreamText({ streamKey, base, streaming, markdown, element, clas
   let body = text;
   if (markdown) {
     const cut = entry ? Math.min(entry.formatted, text.length) : text.length;
-    body = splitBlocks(text.slice(0, cut)).map((source, index) => h(Block, { key: index, source }));
+    body = cut > 0 ? splitBlocks(text.slice(0, cut)).map((source, index) => h(Block, { key: index, source })) : [];
     if (cut < text.length) body.push(h("p", { key: "plain", className: "ic-stream-plain" }, text.slice(cut)));
   }
   return h(element || "div", { className, ...rest }, body);
