@@ -21,7 +21,7 @@ appends each delta to its message list inside ``async with self``.
 
 Run it alone (it serves the project from its own ``.web``, which the browser tests also use):
 
-    .venv/bin/python -m benchmarks.browser_stream                       # 20, 100 tok/s, unpaced: ~10 min
+    .venv/bin/python -m benchmarks.browser_stream                       # 20, 100 tok/s, unpaced: ~20 min
     .venv/bin/python -m benchmarks.browser_stream --deltas 1000 --rates 100,0   # a quick look
 """
 

@@ -200,6 +200,8 @@ export function StreamText({ streamKey, base, streaming, markdown, element, clas
     const timer = setTimeout(ask, entry.gap ? 0 : SETTLE_MS);
     return () => clearTimeout(timer);
   });
+  // a finished text is drawn formatted in the same render that ends it (the run's end: status, step)
+  if (entry && !streaming && entry.formatted < text.length) format(entry, performance.now());
   let body = text;
   if (markdown) {
     const cut = entry ? Math.min(entry.formatted, text.length) : text.length;
