@@ -24,7 +24,8 @@ const BURST_MS = 150; // chunks closer than this are a burst: the newest text wa
 const FORMAT_EVERY_MS = 1000; // a long burst is still formatted this often
 
 // key -> {text, seeded, done, gap, queued: [[offset, text, done]], asked,
-//         formatted: how much of text is drawn as markdown, at: the last arrival, formattedAt, timer, version}
+//         formatted: how much of text is drawn as markdown, at: the last arrival, formattedAt, timer, version,
+//         markdown: drawn as markdown (plain texts have nothing to format later)}
 const entries = new Map();
 const listeners = new Map(); // key -> Set of callbacks
 
@@ -32,7 +33,7 @@ function entryOf(key) {
   let entry = entries.get(key);
   if (entry === undefined) {
     entry = { text: "", seeded: false, done: false, gap: false, queued: [], asked: 0,
-              formatted: 0, at: 0, formattedAt: 0, timer: null, version: 0 };
+              formatted: 0, at: 0, formattedAt: 0, timer: null, version: 0, markdown: true };
     entries.set(key, entry);
     if (entries.size > MAX_ENTRIES) {
       for (const old of entries.keys()) {
@@ -81,7 +82,8 @@ function arrived(key, entry) {
   const burst = now - entry.at < BURST_MS && now - entry.formattedAt < FORMAT_EVERY_MS;
   entry.at = now;
   entry.version += 1;
-  schedule(key, entry, burst);
+  if (entry.markdown) schedule(key, entry, burst);
+  else format(entry, now);
 }
 
 function append(entry, offset, text, done) {
@@ -102,7 +104,7 @@ function seed(key, entry, base, streaming) {
     entry.text = base;
     entry.gap = false;
     entry.at = performance.now(); // the var brought text: a chunk right after it is part of a burst
-    if (streaming && key) schedule(key, entry, false); // an answer's first text: drawn plain, formatted next
+    if (streaming && entry.markdown) schedule(key, entry, false); // an answer's first text: plain, formatted next
     else format(entry, entry.at);
   }
   if (!entry.seeded) {
@@ -180,7 +182,10 @@ if (typeof window !== "undefined") {
 export function StreamText({ streamKey, base, streaming, markdown, element, className, onGap, ...rest }) {
   const key = streamKey || "";
   const entry = key ? entryOf(key) : null;
-  if (entry) seed(key, entry, base ?? "", streaming);
+  if (entry) {
+    entry.markdown = Boolean(markdown);
+    seed(key, entry, base ?? "", streaming);
+  }
   useSyncExternalStore(
     (callback) => (key ? subscribe(key, callback) : () => {}),
     () => (entry ? entry.version : -1),
