@@ -151,6 +151,11 @@ class MemoryRun:
     def __aiter__(self):
         return self._iterate()
 
+    async def batches(self):
+        """One event per batch: each event costs the whole pipeline, as a paced agent's do."""
+        async for event in self._iterate():
+            yield [event]
+
     def cancel(self) -> None:  # pragma: no cover - never called
         pass
 

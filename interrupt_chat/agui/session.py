@@ -18,6 +18,7 @@ from typing import Any
 from ag_ui.core import PROTOCOL_VERSION, BaseEvent, Context, EventType, RunAgentInput, ToolCallResultEvent
 
 from .chunks import ChunkExpander
+from .coalesce import coalesce
 from .errors import (
     AgentError,
     AgentTimeoutError,
@@ -273,15 +274,18 @@ class AgentSession:
         self.tracker.new_stream()
         chunks, verifier = ChunkExpander(), Verifier()
         started = finished = False
-        wire_events = aiter(run)
+        batches = aiter(run.batches())
         try:
-            while (wire_event := await _next(wire_events, AFTER_FINISH_SECONDS if finished else None)) is not None:
-                for event in chunks.feed(wire_event):
+            while (batch := await _next(batches, AFTER_FINISH_SECONDS if finished else None)) is not None:
+                events, broken = _expand(chunks, batch)
+                for event in events:
                     self._apply(verifier, event)
                     started = started or event.type == EventType.RUN_STARTED
                     if event.type in (EventType.RUN_FINISHED, EventType.RUN_STARTED):
                         finished = event.type == EventType.RUN_FINISHED
                     yield event
+                if broken is not None:
+                    raise broken
             for event in chunks.flush():
                 self._apply(verifier, event)
                 yield event
@@ -343,6 +347,17 @@ class AgentSession:
         self.transcript.set_awaiting(awaited | {w.tool_call_id for w in self.tool_waits})  # S27: they wait too
 
 
+def _expand(chunks: ChunkExpander, batch: list[BaseEvent]) -> tuple[list[BaseEvent], ChunkError | None]:
+    """A batch's events with chunks expanded and deltas joined; a chunk error comes after what preceded it."""
+    out: list[BaseEvent] = []
+    for wire_event in batch:
+        try:
+            out += chunks.feed(wire_event)
+        except ChunkError as exc:
+            return coalesce(out), exc
+    return coalesce(out), None
+
+
 def _held(pending: Pending | None, call_ids: set[str]) -> set[str]:
     """The run's calls its pending interrupts are about; they wait for the interrupt, not for a result.
 
@@ -369,14 +384,14 @@ def _strings(value: Any) -> set[str]:
     return set()
 
 
-async def _next(events: AsyncIterator[BaseEvent], timeout: float | None) -> BaseEvent | None:
-    """The next event; None at the end of the stream, or when ``timeout`` passes without one.
+async def _next(batches: AsyncIterator[list[BaseEvent]], timeout: float | None) -> list[BaseEvent] | None:
+    """The next batch of events; None at the end of the stream, or when ``timeout`` passes without one.
 
     After ``RUN_FINISHED`` the run is over: an agent that keeps the stream open and silent must not
     turn it into a timeout failure (and lose its interrupts), so a short wait ends the stream.
     """
     try:
-        return await (asyncio.wait_for(anext(events), timeout) if timeout is not None else anext(events))
+        return await (asyncio.wait_for(anext(batches), timeout) if timeout is not None else anext(batches))
     except StopAsyncIteration:
         return None
     except (TimeoutError, AgentTimeoutError):

@@ -121,24 +121,46 @@ class AgentRun:
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[BaseEvent]:
+        async for batch in self.batches():
+            for event in batch:
+                if self.cancelled:  # stopped while a batch was being taken: the rest is not shown
+                    raise self._stopped()
+                yield event
+
+    async def batches(self) -> AsyncIterator[list[BaseEvent]]:
+        """The run's events in batches: each holds every event read and not yet taken (at least one).
+
+        An agent that writes faster than the consumer takes leaves many events behind each read;
+        a batch lets the consumer apply them together (:func:`~interrupt_chat.agui.coalesce.coalesce`).
+        A failure is raised after the events read before it.
+        """
         if self._task is None:
             self._task = asyncio.create_task(self._pump(), name="agui-run")
         try:
             while True:
                 if self.cancelled:  # stop now, even when events are already queued
-                    item = RunCancelled("the run was stopped")
-                else:
-                    item = await self._queue.get()
-                if item is _DONE:
+                    raise self._stopped()
+                items = [await self._queue.get()]
+                while not self._queue.empty() and not self.cancelled:
+                    items.append(self._queue.get_nowait())
+                batch = [item for item in items if item is not _DONE and not isinstance(item, BaseException)]
+                if batch:
+                    self.started = True
+                    yield batch
+                end = next((item for item in items if item is _DONE or isinstance(item, BaseException)), None)
+                if end is _DONE:
                     return
-                if isinstance(item, BaseException):
-                    if isinstance(item, AgentError):
-                        item.started = self.started
-                    raise item
-                self.started = True
-                yield item
+                if isinstance(end, BaseException):
+                    if isinstance(end, AgentError):
+                        end.started = self.started
+                    raise end
         finally:
             await self.aclose()
+
+    def _stopped(self) -> RunCancelled:
+        stopped = RunCancelled("the run was stopped")
+        stopped.started = self.started
+        return stopped
 
     def cancel(self) -> None:
         """Stop the run now: the HTTP response is closed and iteration raises :class:`RunCancelled`."""

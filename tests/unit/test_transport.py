@@ -614,6 +614,47 @@ async def test_loopback_sse_split_across_tcp_reads():
     assert events[2].delta == "grüße €"
 
 
+def burst_then_end(burst: int) -> tuple[list[dict], object]:
+    """A reply that writes ``burst`` deltas in one write, pauses, then ends the message and the run."""
+    head = [started(), {"type": "TEXT_MESSAGE_START", "messageId": "m"},
+            *[{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": f"{i} "} for i in range(burst)]]
+    tail = [{"type": "TEXT_MESSAGE_END", "messageId": "m"}, finished()]
+
+    def reply(conn: socket.socket) -> None:
+        conn.sendall(SSE_HEAD_CHUNKED + chunk(sse(*head)))
+        threading.Event().wait(0.2)
+        conn.sendall(chunk(sse(*tail)) + b"0\r\n\r\n")
+
+    return head + tail, reply
+
+
+@pytest.mark.loopback
+async def test_batches_hold_what_was_read_together():
+    """``AgentRun.batches()``: the events in order, grouped by what was already read (a burst is few batches)."""
+    sent, reply = burst_then_end(200)
+    with RawServer(reply) as server:
+        batches = [batch async for batch in AgentClient(server.url).run(make_input()).batches()]
+    events = [event for batch in batches for event in batch]
+    assert [e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in events] == sent
+    assert all(batches) and len(batches) < 20  # 202 events came in one write, then 2 after a pause
+    assert batches[-1][-1].type == EventType.RUN_FINISHED
+
+
+@pytest.mark.loopback
+async def test_batches_end_with_the_failure_after_the_events_before_it():
+    def drop(conn: socket.socket) -> None:
+        conn.sendall(SSE_HEAD_CHUNKED + chunk(sse(started(), *text("m1", "partial")[:2])))
+        conn.shutdown(socket.SHUT_RDWR)
+
+    with RawServer(drop) as server:
+        run, got = AgentClient(server.url).run(make_input()), []
+        with pytest.raises(AgentConnectionError) as info:
+            async for batch in run.batches():
+                got += batch
+    assert types(got) == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+    assert info.value.started is True
+
+
 @pytest.mark.loopback
 async def test_drop_mid_stream_incomplete_chunked_body():
     def drop(conn: socket.socket) -> None:
