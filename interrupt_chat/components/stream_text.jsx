@@ -163,6 +163,23 @@ function splitBlocks(text) {
   return blocks;
 }
 
+// Text not formatted yet, in pieces that end after a blank line: appending changes only the last
+// piece, so the browser lays out one paragraph per chunk, not the whole burst so far.
+function plainPieces(text) {
+  const pieces = [];
+  let start = 0;
+  for (let at = text.indexOf("\n\n"); at !== -1; at = text.indexOf("\n\n", start)) {
+    pieces.push(text.slice(start, at + 2));
+    start = at + 2;
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+const Plain = memo(function Plain({ source }) {
+  return h("p", { className: "ic-stream-plain" }, source);
+});
+
 const REMARK = [remarkGfm];
 const REHYPE = [rehypeUnwrapImages];
 
@@ -211,7 +228,7 @@ export function StreamText({ streamKey, base, streaming, markdown, element, clas
   if (markdown) {
     const cut = entry ? Math.min(entry.formatted, text.length) : text.length;
     body = cut > 0 ? splitBlocks(text.slice(0, cut)).map((source, index) => h(Block, { key: index, source })) : [];
-    if (cut < text.length) body.push(h("p", { key: "plain", className: "ic-stream-plain" }, text.slice(cut)));
+    if (cut < text.length) plainPieces(text.slice(cut)).forEach((source, index) => body.push(h(Plain, { key: `p${index}`, source })));
   }
   return h(element || "div", { className, ...rest }, body);
 }
