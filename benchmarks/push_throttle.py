@@ -85,6 +85,7 @@ from reflex_base.utils import format as rx_format  # noqa: E402
 from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
 from interrupt_chat import answers, driver, registry  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
+from interrupt_chat.live import live_of  # noqa: E402
 from interrupt_chat.driver import (  # noqa: E402
     ENVELOPE_BYTES,
     FLUSH_NOW,
@@ -255,7 +256,7 @@ class Chat:
             session.tracker.finalize()
             session._after_run()
         self.chat._sessions, self.chat.thread_id = {THREAD_ID: session}, THREAD_ID
-        self.chat.messages, self.chat.live = [], []
+        self.chat.messages, live_of(self.chat).live = [], []
         self.chat._frozen, self.chat._resync = {}, False  # the scenarios reuse ids: nothing frozen from the last
         (publish or REAL_PUBLISH)(self.chat, session, full=True)
         self.root.get_delta()
@@ -399,7 +400,7 @@ class Chat:
     def _page_texts(self, owners: set[str]) -> dict[str, tuple[int, bool]]:
         """Message or tool-call id -> (length of the text the page shows, the var carries it whole)."""
         out: dict[str, tuple[int, bool]] = {}
-        for row in [*reversed(self.chat.live), *reversed(self.chat.messages)]:
+        for row in [*reversed(live_of(self.chat).live), *reversed(self.chat.messages)]:
             if row.id in owners:
                 out[row.id] = (len(self.page.text(row.stream, row.content)), False)
             for call in row.tool_calls:
@@ -450,7 +451,7 @@ def check_page(chat: Chat, session: AgentSession) -> None:
     def texts(rows: list[MessageRow]) -> list[Any]:
         return [(row.id, row.content, [(call.id, call.args) for call in row.tool_calls]) for row in rows]
 
-    shown = [chat.page.show(row) for row in [*chat.chat.messages, *chat.chat.live]]
+    shown = [chat.page.show(row) for row in [*chat.chat.messages, *live_of(chat.chat).live]]
     assert texts(shown) == texts(message_rows(transcript.messages, transcript)), "the page would not show the thread"
 
 
@@ -544,7 +545,7 @@ def naive_publish(self: Any, session: AgentSession, **kwargs: Any) -> None:
     REAL_PUBLISH(self, session, **kwargs)
     transcript = session.transcript
     self.messages = message_rows(transcript.messages, transcript)
-    self.live = []
+    live_of(self).live = []
 
 
 def describe(pushes: list[Push], messages_bytes: int, indent: str = "       ") -> int:

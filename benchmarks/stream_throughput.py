@@ -56,6 +56,7 @@ os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 import reflex as rx  # noqa: E402
 
 from interrupt_chat import driver, registry  # noqa: E402
+from interrupt_chat.live import live_of  # noqa: E402
 
 DELTAS = 20_000
 REPEATS = 5
@@ -142,7 +143,7 @@ async def drive(client: Any) -> AgentSession:
     await chat._send_text("Question: stream a long answer, please.")
     # driver.publish keeps the split between runs: a fresh thread's one run is all `live`, `messages` is empty;
     # two rows: the user's message and the answer, whose tool-call card holds the result
-    assert chat.status == "idle" and chat.messages == [] and len(chat.live) == 2, (chat.status, len(chat.live))
+    assert chat.status == "idle" and chat.messages == [] and len(live_of(chat).live) == 2, (chat.status, len(live_of(chat).live))
     check(fresh)
     return fresh
 

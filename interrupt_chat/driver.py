@@ -19,7 +19,7 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import persistence, routing, runs, streaming
+from . import live, persistence, routing, runs, streaming
 from .agui import AgentSession
 from .views import message_rows, thread_rows, tool_rows
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .state import ChatState
 
 __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
-           "resync", "stop"]
+           "resync", "show", "stop"]
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
@@ -65,7 +65,8 @@ def publish(chat: ChatState, session: AgentSession, *, full: bool = False, start
     if full or history:
         _assign(chat, "messages", message_rows(transcript.messages[:split], transcript))
     if full or tail or redraw:
-        _assign(chat, "live", message_rows(transcript.messages[split:], transcript, session.thread_id, chat._frozen))
+        _assign(live.live_of(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
+                                                          chat._frozen))
     pending = session.tracker.pending
     # The last run's failure wins over a re-offered set (S15): the error is what just happened.
     waits = tool_rows(session)
@@ -184,12 +185,19 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     return []
 
 
-def resync(chat: ChatState) -> None:
+async def show(chat: ChatState, session: AgentSession) -> None:
+    """Show ``session``'s thread in the chat: every var, the current turn's state loaded first."""
+    await live.load(chat)
+    publish(chat, session, full=True)
+
+
+async def resync(chat: ChatState) -> None:
     """The page lacks part of a streamed text (a reload, a lost chunk): the var carries the texts whole.
 
     A run in flight re-freezes them at its next push (only it knows the texts so far, and it may be
     another worker's); otherwise the var gets them now.
     """
+    await live.load(chat)
     if chat.status == "running":
         chat._resync = True
     elif chat._frozen:

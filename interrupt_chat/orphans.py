@@ -55,7 +55,7 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
             if await runs.alive(key):
                 continue  # a new run took the key
             session = chat._session()
-            abandon(chat, session)
+            await abandon(chat, session)
             call = await routing.route(state, chat_cls, session)  # a resume's set is offered again (S15)
             owner = chat._owner_key
         notice = persistence.write(owner, session)  # after the lock, like the end of a run
@@ -66,11 +66,11 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
         return
 
 
-def abandon(chat: ChatState, session: AgentSession) -> None:
+async def abandon(chat: ChatState, session: AgentSession) -> None:
     """End the shown run as failed because its driver is gone (inside the lock): error shown, composer free."""
     session.abandon(ORPHANED_MESSAGE)
     driver.publish(chat, session, full=True)
-    driver.resync(chat)  # the page may hold texts streamed by the dead run: the var carries them whole
+    await driver.resync(chat)  # the page may hold texts streamed by the dead run: the var carries them whole
 
 
 class RunWatchHandlers(rx.State, mixin=True):

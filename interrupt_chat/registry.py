@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from .agui.sanitize import redact
+from .live import LiveTurn
 from .state import ChatState, InterruptState
 from .tools import FrontendToolState
 
@@ -52,6 +53,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
     # type() builds them through their metaclass (ConcreteSubclasses): concrete states of these bases
     default = cast("type[InterruptState]", type(f"{name}_DefaultSlot", (InterruptState,), {"__module__": __name__}))
     chat_cls = cast("type[ChatState]", type(name, (ChatState,), {"__module__": __name__}))
+    chat_cls.live_state = cast("type[LiveTurn]", type(f"{name}_Live", (LiveTurn,), {"__module__": __name__}))
     chat_cls.agent_url, chat_cls.configs, chat_cls.default_config = agent_url, list(configs), default
     chat_cls.headers = headers if callable(headers) else dict(headers or {})
     chat_cls.owner_fn = owner
@@ -60,6 +62,7 @@ def new_chat_state(key: str, *, agent_url: str | None, configs: list[type[Interr
         config._chat_state = chat_cls
     setattr(module, name, chat_cls)
     setattr(module, default.__name__, default)
+    setattr(module, chat_cls.live_state.__name__, chat_cls.live_state)
     return chat_cls
 
 

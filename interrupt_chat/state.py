@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, orphans, persistence, routing
+from . import answers, driver, live, orphans, persistence, routing
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
@@ -101,7 +101,6 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     """
 
     messages: list[MessageRow] = []  # the history: every turn before the current one
-    live: list[MessageRow] = []  # the current turn (user message, answer, resumes): pushed while it streams
     status: str = "idle"  # idle | running | interrupted | error
     error: str = ""
     step: str = ""
@@ -126,6 +125,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     configs: ClassVar[list[type[InterruptState]]] = []
     default_config: ClassVar[type[InterruptState] | None] = None
     tool_states: ClassVar[list[type[FrontendToolState]]] = []  # chat(tools=...): frontend tools (S26)
+    live_state: ClassVar[type[live.LiveTurn]] = live.LiveTurn  # the current turn's rows: each chat class gets its own
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):
@@ -158,9 +158,9 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         await driver.drive(self, self.__class__, session, events)
 
     @rx.event
-    def resync_stream(self):
+    async def resync_stream(self):
         """The page misses part of a streamed text (``stream_text``'s ``on_gap``): send them whole."""
-        driver.resync(self)
+        await driver.resync(self)
 
     @rx.event
     async def stop(self):
@@ -168,21 +168,21 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         await driver.stop(self.router.session.client_token, self.get_full_name())
 
     @rx.event
-    def new_thread(self):
+    async def new_thread(self):
         """Start a new, empty thread and show it."""
         session = self._new_session()
         self.thread_id = session.thread_id
-        driver.publish(self, session, full=True)
+        await driver.show(self, session)
         return self.__class__.route_interrupts
 
     @rx.event
-    def switch_thread(self, thread_id: str):
+    async def switch_thread(self, thread_id: str):
         """Show another thread (from memory or the database), with that thread's interrupts only (S25)."""
         session = persistence.load_thread(self, thread_id)
         if session is not None:
             session.client = session.client or self._client()
             self.thread_id = thread_id
-            driver.publish(self, session, full=True)
+            await driver.show(self, session)
             self.decisions = persistence.decision_rows(self)
             return self.__class__.route_interrupts
 
@@ -198,7 +198,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         """Page (re)load: re-surface the pending set (S25) and restart expiry countdowns."""
         async with self:
             self.loaded = False  # a (re)load re-surfaces the thread, and restores it in a fresh state
-            driver.resync(self)  # a new page has none of the streamed texts
+            await driver.resync(self)  # a new page has none of the streamed texts
             await driver.ready(self, self.__class__)
             if not self._client().url:
                 self.error = NO_AGENT_MESSAGE

@@ -69,14 +69,15 @@ def _slot(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState
 
 
 def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) -> rx.Component:
+    turn = state.live_state  # its own state: a push of the current turn re-renders only its rows (live.py)
     return rx.box(
         rx.cond(
-            (state.messages.length() == 0) & (state.live.length() == 0),
+            (state.messages.length() == 0) & (turn.live.length() == 0),
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"),
                       class_name="ic-empty"),
         ),
         rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers)),
-        rx.foreach(state.live, lambda row: message_row(row, state.resync_stream, renderers)),
+        rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers)),
         class_name="ic-messages",
         # a named region that takes the focus, so the keyboard can scroll it (it is not a live region:
         # streamed text is not announced push by push)

@@ -12,6 +12,7 @@ import pytest
 import reflex as rx
 
 from interrupt_chat import orphans, runs
+from interrupt_chat.live import live_of
 from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState
 
@@ -44,7 +45,7 @@ async def test_a_run_nobody_drives_ends_as_failed_and_keeps_the_thread(chat_cls)
     await orphans.watch(chat, chat_cls)
     assert chat.status == "error" and chat.error == orphans.ORPHANED_MESSAGE
     assert chat.locked is False and not chat._session().running
-    assert [row.role for row in chat.live] == ["user"] and chat.live[0].content == "hello"
+    assert [row.role for row in live_of(chat).live] == ["user"] and live_of(chat).live[0].content == "hello"
 
 
 async def test_a_run_this_process_drives_is_left_to_its_driver(chat_cls):

@@ -29,6 +29,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.live import live_of
 from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState, InterruptState
 from tests.unit.agents import serve_in_thread
@@ -244,7 +245,7 @@ async def start_long_run(h: Harness) -> asyncio.Task:
 
 def conversation(chat: ChatState) -> list:
     """Every row the chat draws: the history, then the current turn, with the texts the page shows."""
-    return [*chat.messages, *(PAGE.show(row) for row in chat.live)]
+    return [*chat.messages, *(PAGE.show(row) for row in live_of(chat).live)]
 
 
 def roles(h: Harness) -> list[str]:
@@ -262,7 +263,7 @@ async def test_send_runs_the_agent_and_publishes_messages_and_status(plain: Harn
     assert conversation(chat)[1].content.startswith("## Hello from the demo agent")
     assert "You said: hello there" in conversation(chat)[1].content
     assert not any(m.streaming for m in conversation(chat))
-    assert chat.messages == [] and len(chat.live) == 2  # the turn stays in ``live`` until the next one
+    assert chat.messages == [] and len(live_of(chat).live) == 2  # the turn stays in ``live`` until the next one
     assert (chat.status, chat.error, chat.locked, chat.notice, chat.step) == ("idle", "", False, "", "")
     assert chat.threads == [{"id": chat.thread_id, "title": "hello there", "updated": "", "pending": "false",
                              "current": "true"}]
@@ -727,7 +728,7 @@ async def test_s25_switching_threads_shows_that_threads_interrupts_only(plain: H
     chat, Default = plain.chat, plain.cls.default_config
     await plain.send("approval")
     thread_a, [approval_id] = chat.thread_id, plain.ids()
-    assert chat.new_thread() is plain.cls.route_interrupts
+    assert await chat.new_thread() is plain.cls.route_interrupts
     await plain.route()
     default = await plain.config()
     thread_b = chat.thread_id
@@ -738,7 +739,7 @@ async def test_s25_switching_threads_shows_that_threads_interrupts_only(plain: H
     [choice_id] = plain.ids()
     assert [c.id for c in default.cards] == [choice_id]
     assert {t["id"]: t["pending"] for t in chat.threads} == {thread_a: "true", thread_b: "true"}
-    assert chat.switch_thread(thread_a) is plain.cls.route_interrupts
+    assert await chat.switch_thread(thread_a) is plain.cls.route_interrupts
     await plain.route()
     assert chat.thread_id == thread_a and [c.id for c in default.cards] == [approval_id]
     assert default.interrupts[0]["id"] == approval_id and conversation(chat)[0].content == "approval"
@@ -746,10 +747,10 @@ async def test_s25_switching_threads_shows_that_threads_interrupts_only(plain: H
     await Default.resolve.fn(default, {"approved": True}, approval_id)  # answers thread A only
     assert plain.records(thread_a)[-1]["resume"][0]["interruptId"] == approval_id
     assert len(plain.records(thread_b)) == 1
-    chat.switch_thread(thread_b)
+    await chat.switch_thread(thread_b)
     await plain.route()
     assert [c.id for c in default.cards] == [choice_id] and chat.locked is True
-    assert chat.switch_thread("no-such-thread") is None and chat.thread_id == thread_b
+    assert await chat.switch_thread("no-such-thread") is None and chat.thread_id == thread_b
 
 
 async def test_s07_answers_accumulate_across_a_state_round_trip(plain: Harness):
@@ -800,15 +801,15 @@ async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_st
     """A push while streaming carries the current turn only; a resume continues the same turn."""
     await plain.send("approval")
     chat = plain.chat
-    assert chat.messages == [] and [r.role for r in chat.live] == ["user", "assistant"]
+    assert chat.messages == [] and [r.role for r in live_of(chat).live] == ["user", "assistant"]
     default = await plain.config()
     await plain.cls.default_config.resolve.fn(default, {"approved": True}, plain.ids()[0])
     assert chat.messages == []  # the resume did not resend any history
-    assert [r.role for r in chat.live] == ["user", "assistant", "assistant"]  # the tool result is in its card
-    assert chat.live[1].tool_calls[0].result_id != ""
+    assert [r.role for r in live_of(chat).live] == ["user", "assistant", "assistant"]  # the tool result is in its card
+    assert live_of(chat).live[1].tool_calls[0].result_id != ""
     await plain.send("hello")
     assert [r.role for r in chat.messages] == ["user", "assistant", "assistant"]
-    assert [r.role for r in chat.live] == ["user", "assistant"]
+    assert [r.role for r in live_of(chat).live] == ["user", "assistant"]
 
 
 # -- configuration ------------------------------------------------------------------------------------
@@ -904,7 +905,7 @@ async def test_chunks_that_continue_frozen_texts_go_ahead_of_the_var_delta(plain
     assert await driver._stream(plain.chat, session, outbox) == [] and page.scripts == []  # frozen: the var has it
     transcript.apply(TextMessageContentEvent(message_id="m1", delta=" world"))
     assert await driver._stream(plain.chat, session, outbox) == []
-    assert len(page.scripts) == 1 and page.show(plain.chat.live[-1]).content == "Hello world"
+    assert len(page.scripts) == 1 and page.show(live_of(plain.chat).live[-1]).content == "Hello world"
     transcript.apply(TextMessageContentEvent(message_id="m1", delta="!"))
     transcript.apply(TextMessageStartEvent(message_id="m2", role="assistant"))
     transcript.apply(TextMessageContentEvent(message_id="m2", delta="Next"))

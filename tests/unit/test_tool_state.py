@@ -16,6 +16,7 @@ import pytest
 import reflex as rx
 
 from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.live import live_of
 from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState
 from interrupt_chat.tools import FrontendToolState
@@ -98,7 +99,7 @@ def tab(chat_cls, agent) -> Tab:
 
 def answer_text(tab: Tab, page: Page) -> str:
     """The last answer as the page shows it (its var holds a prefix; the rest came as chunks)."""
-    return page.show([row for row in tab.chat.live if row.role == "assistant"][-1]).content
+    return page.show([row for row in live_of(tab.chat).live if row.role == "assistant"][-1]).content
 
 
 async def test_s26_s27_the_tool_is_offered_and_its_call_waits_and_locks_the_composer(tab: Tab):

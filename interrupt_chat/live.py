@@ -1,0 +1,42 @@
+"""The current turn's rows (``live``) in a state of their own, so a push of the turn re-renders only them.
+
+Reflex re-renders every component that reads a state whenever any var of that state changes.
+The chat's state is read all over the chat: the status line, the composer, the thread list, the
+history and the audit trail. A push that changes only the current turn (its first text, a tool
+call's status, a run's end) would re-render all of them, and the history's every row with them.
+``live`` therefore lives in a :class:`LiveTurn` made for each chat class (:mod:`.registry`):
+the rows of the current turn are the only components that read it.
+
+The state is loaded with the chat (:func:`interrupt_chat.routing.chat_of`, :func:`load`), so the
+synchronous :func:`live_of` finds it in the state tree, on Reflex's Redis state manager too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import reflex as rx
+
+from .mixins import ConcreteSubclasses
+from .views import MessageRow
+
+if TYPE_CHECKING:
+    from .state import ChatState
+
+__all__ = ["LiveTurn", "live_of", "load"]
+
+
+class LiveTurn(rx.State, mixin=True, metaclass=ConcreteSubclasses):
+    """The current turn of one chat: the user's message through its answer and resumes."""
+
+    live: list[MessageRow] = []  # pushed while the turn streams; the history is ChatState.messages
+
+
+def live_of(chat: ChatState) -> LiveTurn:
+    """The chat's current turn, already loaded (by :func:`load` or ``routing.chat_of``)."""
+    return cast(LiveTurn, chat._get_state_from_cache(chat.__class__.live_state))
+
+
+async def load(chat: ChatState) -> LiveTurn:
+    """Load the chat's current turn into the state tree (a Redis state manager loads states on demand)."""
+    return await chat.get_state(chat.__class__.live_state)
