@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - orjson comes with reflex
     _loads = json.loads
 
 FIELD_MARKER = "_rx_state_"
+LIVE_SUFFIX = "__live"  # a chat's current turn is the state ``<chat state>__live`` (registry: ``<Chat>_Live``)
 ROOT_STATE = "reflex___state____state"
 HYDRATE = f"{ROOT_STATE}.hydrate_and_load"
 NAMESPACE = "/_event"
@@ -160,7 +161,7 @@ class ChatView:
     the var replaces the text; a chunk whose offset lies past the known text is a gap.
     """
 
-    state_key: str | None = None  # the chat's full state path; None: the first delta with a ``live`` var names it
+    state_key: str | None = None  # the chat's full state path; None: the first delta with its ``status`` names it
     match: str = "chat_default_"  # how to recognise it without a name (the demo's "/" chat)
     texts: dict[str, str] = field(default_factory=dict)  # rows without a stream key, by message id
     entries: dict[str, _Entry] = field(default_factory=dict)  # streamed texts, by stream key
@@ -173,8 +174,12 @@ class ChatView:
     def apply(self, update: dict[str, Any]) -> list[tuple[str, str, int]]:
         """Apply one update; returns ``(key, text, unchanged_prefix_len)`` for each text that changed."""
         changed: list[tuple[str, str, int]] = []
-        for state, values in (update.get("delta") or {}).items():
-            if not isinstance(values, dict) or not self._is_chat(state, values):
+        delta = update.get("delta") or {}
+        for state, values in delta.items():  # name the chat first: its current turn may come before it
+            if self.state_key is None and isinstance(values, dict):
+                self._name_chat(state, values)
+        for state, values in delta.items():
+            if not isinstance(values, dict) or not self._is_chat(state):
                 continue
             for name, value in values.items():
                 var = strip_marker(name)
@@ -199,13 +204,14 @@ class ChatView:
         entry = self.entries.get(key)
         return entry.text if entry is not None else self.texts.get(key, "")
 
-    def _is_chat(self, state: str, values: dict[str, Any]) -> bool:
-        if self.state_key is not None:
-            return state == self.state_key
-        if self.match in state and any(strip_marker(k) in ("live", "messages", "status") for k in values):
+    def _name_chat(self, state: str, values: dict[str, Any]) -> None:
+        if self.match in state and not state.endswith(LIVE_SUFFIX) and \
+                any(strip_marker(k) in ("messages", "status") for k in values):
             self.state_key = state
-            return True
-        return False
+
+    def _is_chat(self, state: str) -> bool:
+        """The chat's state, or its current turn's (``live``: a state of its own, interrupt_chat/live.py)."""
+        return self.state_key is not None and state in (self.state_key, self.state_key + LIVE_SUFFIX)
 
     def _row(self, row: dict[str, Any], changed: list[tuple[str, str, int]]) -> None:
         key = str(row.get("id", ""))
