@@ -279,6 +279,8 @@ class AgentSession:
             while (batch := await _next(batches, AFTER_FINISH_SECONDS if finished else None)) is not None:
                 events, broken = _expand(chunks, batch)
                 for event in events:
+                    if run.cancelled:  # stopped while a batch is applied: nothing after the stop counts
+                        raise RunCancelled("the run was stopped")
                     self._apply(verifier, event)
                     started = started or event.type == EventType.RUN_STARTED
                     if event.type in (EventType.RUN_FINISHED, EventType.RUN_STARTED):

@@ -515,6 +515,18 @@ async def test_chunked_stream_is_expanded_and_flushed():
     assert session.transcript.messages[-1].content == "Hello" and session.error is None
 
 
+async def test_a_stop_while_a_batch_is_applied_ends_the_run_there():
+    """Events read together (one batch) after the stop button are not applied, a RUN_FINISHED included."""
+    session = session_for(ScriptedAgent(lambda body: [started(body), *text("m1", "partial"), finished(body)]))
+    seen = []
+    async for event in session.send("a"):
+        seen.append(event.type.value)
+        if event.type == EventType.TEXT_MESSAGE_START:
+            assert session.cancel() is True
+    assert seen == ["RUN_STARTED", "TEXT_MESSAGE_START"]
+    assert session.transcript.status == "cancelled" and session.error is None
+
+
 async def test_a_chunk_error_comes_after_the_events_read_with_it():
     """Events read in one batch before a broken chunk are applied first: the partial answer stays (S5)."""
     def broken(body):
