@@ -54,7 +54,19 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import RUNS, THREAD_ID, ids, ms, run_events, start_run, tool_args, tool_result, us, user_text
+from benchmarks._thread import (
+    RUNS,
+    THREAD_ID,
+    MemoryRun,
+    ids,
+    ms,
+    run_events,
+    start_run,
+    tool_args,
+    tool_result,
+    us,
+    user_text,
+)
 from benchmarks.reducer_scaling import NaiveReducer, apply_pipeline, apply_transcript
 from interrupt_chat.agui import AgentSession, ChunkExpander, Transcript, Verifier, parse_event
 
@@ -252,29 +264,12 @@ def _timed(fn) -> float:
 
 # -- 3. vs @ag-ui/client ---------------------------------------------------------------------------------------
 
-class _DictRun:
+class _DictRun(MemoryRun):
     """An ``AgentRun`` stand-in that validates each wire dict as it yields it (as the transport does)."""
-
-    def __init__(self, events: list[dict[str, Any]]) -> None:
-        self._events = events
 
     async def _iterate(self):
         for event in self._events:
             yield parse_event(event)
-
-    def __aiter__(self):
-        return self._iterate()
-
-    async def batches(self):
-        """One event per batch: each event costs the whole pipeline, as a paced agent's do."""
-        async for event in self._iterate():
-            yield [event]
-
-    def cancel(self) -> None:  # pragma: no cover - never called
-        pass
-
-    async def aclose(self) -> None:
-        pass
 
 
 class _DictClient:

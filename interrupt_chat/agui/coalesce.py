@@ -16,6 +16,7 @@ the joined delta (its ``timestamp`` and ``rawEvent`` are the first's).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import groupby
 
 from ag_ui.core import BaseEvent, EventType
 
@@ -36,25 +37,11 @@ def _target(event: BaseEvent) -> tuple[EventType, str] | None:
 def coalesce(events: Iterable[BaseEvent]) -> list[BaseEvent]:
     """``events`` with each run of consecutive deltas to one message or call joined into one event."""
     out: list[BaseEvent] = []
-    group: list[BaseEvent] = []  # the run of deltas being joined (same target)
-    target: tuple[EventType, str] | None = None
-
-    def close() -> None:
-        if len(group) == 1:
-            out.append(group[0])
-        elif group:
+    for target, run in groupby(events, key=_target):
+        group = list(run)
+        if target is None or len(group) == 1:
+            out += group
+        else:
             joined = "".join(getattr(event, "delta") for event in group)  # noqa: B009 - every DELTA_TYPES event has one
             out.append(group[0].model_copy(update={"delta": joined}))
-        group.clear()
-
-    for event in events:
-        this = _target(event)
-        if this is None or this != target:
-            close()
-        target = this
-        if this is None:
-            out.append(event)
-        else:
-            group.append(event)
-    close()
     return out

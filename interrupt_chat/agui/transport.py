@@ -147,11 +147,15 @@ class AgentRun:
                 items = [await self._queue.get()]
                 while not self._queue.empty() and not self.cancelled:
                     items.append(self._queue.get_nowait())
-                batch = [item for item in items if item is not _DONE and not isinstance(item, BaseException)]
+                batch, end = [], None
+                for item in items:
+                    if item is _DONE or isinstance(item, BaseException):
+                        end = item  # the run's last item: the end of the stream, or its failure
+                        break
+                    batch.append(item)
                 if batch:
                     self.started = True
                     yield batch
-                end = next((item for item in items if item is _DONE or isinstance(item, BaseException)), None)
                 if end is _DONE:
                     return
                 if isinstance(end, BaseException):
