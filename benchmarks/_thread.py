@@ -143,6 +143,7 @@ class MemoryRun:
 
     def __init__(self, events: list[Any]) -> None:
         self._events = events
+        self.cancelled = False  # AgentRun's flag: the session checks it between the events of a batch
 
     async def _iterate(self):
         for event in self._events:
@@ -156,8 +157,8 @@ class MemoryRun:
         async for event in self._iterate():
             yield [event]
 
-    def cancel(self) -> None:  # pragma: no cover - never called
-        pass
+    def cancel(self) -> None:
+        self.cancelled = True
 
     async def aclose(self) -> None:
         pass

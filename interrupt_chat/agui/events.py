@@ -8,20 +8,53 @@ stripped (read as success). Both log a warning and never raise.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
-from ag_ui.core import BaseEvent, Event, EventType
+from ag_ui.core import (
+    BaseEvent,
+    Event,
+    EventType,
+    ReasoningMessageContentEvent,
+    TextMessageContentEvent,
+    ToolCallArgsEvent,
+)
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import MalformedEvent
 
-__all__ = ["EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent", "parse_event"]
+__all__ = ["EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent", "parse_delta_json",
+           "parse_event"]
 
 log = logging.getLogger(__name__)
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 KNOWN_EVENT_TYPES = frozenset(t.value for t in EventType)
 KNOWN_OUTCOME_TYPES = frozenset({"success", "interrupt", "cancelled"})
+DELTA_TYPES = (TextMessageContentEvent, ToolCallArgsEvent, ReasoningMessageContentEvent)
+# a hint only (what parse_delta_json takes is decided on the validated event): the type comes first
+_DELTA_PREFIX = re.compile(r'\{\s*"type"\s*:\s*"(?:TEXT_MESSAGE_CONTENT|TOOL_CALL_ARGS|REASONING_MESSAGE_CONTENT)"')
+
+
+def parse_delta_json(data: str) -> BaseEvent | None:
+    """A streamed delta validated straight from its JSON text; None: take the general path.
+
+    Deltas are nearly all of a stream's events, and pydantic reads JSON text into the model without
+    building a dict first (about 2.5 times faster than ``json.loads`` and :func:`parse_event`). Only
+    a plain delta is taken: no ``rawEvent``, ``metadata`` or unknown fields, so nothing nested that
+    the general path's depth limit would have to see. Anything else, an error included, is None,
+    and the general path decides, with its own messages. The caller keeps surrogate escapes away.
+    """
+    if _DELTA_PREFIX.match(data) is None:
+        return None
+    try:
+        event = EVENT_ADAPTER.validate_json(data)
+    except ValidationError:
+        return None
+    if (isinstance(event, DELTA_TYPES) and event.raw_event is None and event.metadata is None
+            and not event.model_extra):
+        return event
+    return None
 
 
 def parse_event(obj: Any) -> BaseEvent | None:

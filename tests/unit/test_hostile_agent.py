@@ -448,6 +448,13 @@ JSON_CASES = [
     Case("json-deep-600-state-delta", _line(_deep_event("delta", 600)), error=r"nested deeper than 100"),
     Case("json-deep-100000-state-delta", _line(_deep_event("delta", 100_000)), error=r"nested deeper than 100"),
     Case("json-deep-150-event-metadata", _line(_deep_event("metadata", 150)), error=r"nested deeper than 100"),
+    # a delta with anything nested is not read by the fast path (parse_delta_json): the depth limit still holds
+    Case("json-deep-150-delta-extra-field",
+         _line('{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x", "extra": ' + deep_text(150) + "}"),
+         error=r"nested deeper than 100"),
+    Case("json-deep-150-delta-raw-event",
+         _line('{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{","rawEvent":' + deep_text(150) + "}"),
+         error=r"nested deeper than 100"),
     Case("json-deep-150-tool-args", _deep_args(150), check=deep_args_ignored("c", 301)),
     Case("json-deep-600-tool-args", _deep_args(600), check=deep_args_ignored("c", 1201)),
     Case("json-deep-100000-tool-args", _deep_args(100_000), check=deep_args_ignored("c", 200_001)),
