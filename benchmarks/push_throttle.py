@@ -258,7 +258,7 @@ class Chat:
         self.chat._sessions, self.chat.thread_id = {THREAD_ID: session}, THREAD_ID
         self.chat.messages, live_of(self.chat).live = [], []
         self.chat._frozen, self.chat._resync = {}, False  # the scenarios reuse ids: nothing frozen from the last
-        (publish or REAL_PUBLISH)(self.chat, session, full=True)
+        asyncio.run((publish or REAL_PUBLISH)(self.chat, session, full=True))
         self.root.get_delta()
         self.root._clean()
         self.page = Page()
@@ -299,10 +299,10 @@ class Chat:
         async def leave(state: Any, *exc_info: Any) -> None:
             chat._record()
 
-        def labelled(state: Any, session: AgentSession, **kwargs: Any) -> None:
+        async def labelled(state: Any, session: AgentSession, **kwargs: Any) -> None:
             chat._label = chat._kind(kwargs.get("full", False), kwargs.get("starting", False))
             chat._read = len(chat.client.arrivals)  # what this publish shows
-            (publish or original_publish)(state, session, **kwargs)
+            await (publish or original_publish)(state, session, **kwargs)
 
         async def enqueue(*_: Any) -> None:
             return None
@@ -534,7 +534,7 @@ def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: f
 
 # -- part 2 -------------------------------------------------------------------------------------------
 
-def naive_publish(self: Any, session: AgentSession, **kwargs: Any) -> None:
+async def naive_publish(self: Any, session: AgentSession, **kwargs: Any) -> None:
     """NAIVE BASELINE: the whole conversation reassigned to `messages` at every push.
 
     That is what a straightforward Reflex chat does: `live` left empty, no chunks
@@ -542,7 +542,7 @@ def naive_publish(self: Any, session: AgentSession, **kwargs: Any) -> None:
     ``driver.publish``'s (called first, with whatever keywords it gets; its `messages`/`live` are
     then overwritten).
     """
-    REAL_PUBLISH(self, session, **kwargs)
+    await REAL_PUBLISH(self, session, **kwargs)
     transcript = session.transcript
     self.messages = message_rows(transcript.messages, transcript)
     live_of(self).live = []

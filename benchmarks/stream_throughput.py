@@ -210,9 +210,9 @@ def drive_in_process(events: list[Any]) -> None:
     publishes: list[int] = []
     original_publish = driver.publish
 
-    def counting(self: Any, session: AgentSession, **kwargs: Any) -> None:
+    async def counting(self: Any, session: AgentSession, **kwargs: Any) -> None:
         publishes[-1] += 1
-        original_publish(self, session, **kwargs)
+        await original_publish(self, session, **kwargs)
 
     async def plain() -> None:
         fresh = AgentSession("http://127.0.0.1:9/", thread_id=THREAD_ID)

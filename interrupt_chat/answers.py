@@ -40,7 +40,7 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
             return
         if persistence.refresh(chat, chat.thread_id):  # answered or run on in another tab: show that instead
             chat.notice = ANSWERED_ELSEWHERE
-            driver.publish(chat, chat._session(), full=True)
+            await driver.publish(chat, chat._session(), full=True)
             await routing.route(config, chat_cls, chat._session())
             return
         session = chat._session()
@@ -49,7 +49,7 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
         payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
         if outcome is None:
             return
-        driver.publish(chat, session, full=True, starting=outcome.events is not None)
+        await driver.publish(chat, session, full=True, starting=outcome.events is not None)
         await routing.route(config, chat_cls, session, keep_result=True)
         config.submitting = outcome.events is not None
     await conclude(config, chat_cls, session, outcome)

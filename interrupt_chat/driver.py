@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .state import ChatState
 
 __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
-           "resync", "show", "stop"]
+           "resync", "stop"]
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
@@ -50,13 +50,14 @@ async def stop(client_token: str, chat_name: str) -> bool:
     return await runs.stop((client_token, chat_name))
 
 
-def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
-            redraw: bool = False) -> None:
+async def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
+                  redraw: bool = False) -> None:
     """Copy the session's transcript and status into the chat's vars (inside the lock).
 
     The conversation is ``messages`` (the history) followed by ``live`` (the current turn: the
-    user's message through its resumes); streaming touches only ``live``. ``starting``: a run is
-    about to start, show it as running already. ``redraw``: the frozen texts changed (see
+    user's message through its resumes, in its own state, loaded here when it changes); streaming
+    touches only ``live``. ``full``: every var (a thread shown anew). ``starting``: a run is about
+    to start, show it as running already. ``redraw``: the frozen texts changed (see
     :mod:`interrupt_chat.streaming`), so ``live`` is rebuilt even if the transcript did not change.
     """
     transcript = session.transcript
@@ -65,7 +66,7 @@ def publish(chat: ChatState, session: AgentSession, *, full: bool = False, start
     if full or history:
         _assign(chat, "messages", message_rows(transcript.messages[:split], transcript))
     if full or tail or redraw:
-        _assign(live.live_of(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
+        _assign(await live.load(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
                                                           chat._frozen))
     pending = session.tracker.pending
     # The last run's failure wins over a re-offered set (S15): the error is what just happened.
@@ -107,7 +108,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
         chat.loaded = True
         chat.decisions = persistence.decision_rows(chat)
         session = chat._session()
-        publish(chat, session, full=True, starting=chat.status == "running")  # another worker's run (orphans.py)
+        await publish(chat, session, full=True, starting=chat.status == "running")  # another worker's run (orphans.py)
         await routing.route(state, chat_cls, session)
     return chat
 
@@ -178,17 +179,11 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     redraw = chat._resync or frozen != chat._frozen
     if redraw:
         chat._frozen, chat._resync = frozen, False
-    publish(chat, session, full=full, redraw=redraw)
+    await publish(chat, session, full=full, redraw=redraw)
     if redraw:
         return chunks
     await _emit(chunks)
     return []
-
-
-async def show(chat: ChatState, session: AgentSession) -> None:
-    """Show ``session``'s thread in the chat: every var, the current turn's state loaded first."""
-    await live.load(chat)
-    publish(chat, session, full=True)
 
 
 async def resync(chat: ChatState) -> None:
@@ -197,12 +192,11 @@ async def resync(chat: ChatState) -> None:
     A run in flight re-freezes them at its next push (only it knows the texts so far, and it may be
     another worker's); otherwise the var gets them now.
     """
-    await live.load(chat)
     if chat.status == "running":
         chat._resync = True
     elif chat._frozen:
         chat._frozen = {}
-        publish(chat, chat._session(), redraw=True)
+        await publish(chat, chat._session(), redraw=True)
 
 
 async def _emit(chunks: list[streaming.Chunk]) -> None:

@@ -78,7 +78,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         if outcome is None:
             return
         if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
-            driver.publish(chat, session, full=True, starting=outcome.events is not None)
+            await driver.publish(chat, session, full=True, starting=outcome.events is not None)
             await routing.route(state, chat_cls, session, keep_result=True)
         _fill(chat)
     await conclude(state, chat_cls, session, outcome)

@@ -7,8 +7,9 @@ call's status, a run's end) would re-render all of them, and the history's every
 ``live`` therefore lives in a :class:`LiveTurn` made for each chat class (:mod:`.registry`):
 the rows of the current turn are the only components that read it.
 
-The state is loaded with the chat (:func:`interrupt_chat.routing.chat_of`, :func:`load`), so the
-synchronous :func:`live_of` finds it in the state tree, on Reflex's Redis state manager too.
+:func:`interrupt_chat.driver.publish`, the one writer of ``live``, loads the state (:func:`load`)
+when the turn changes, so a Redis state manager reads it only then; :func:`live_of` is the
+synchronous look-up once it is loaded (tests, benchmarks).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class LiveTurn(rx.State, mixin=True, metaclass=ConcreteSubclasses):
 
 
 def live_of(chat: ChatState) -> LiveTurn:
-    """The chat's current turn, already loaded (by :func:`load` or ``routing.chat_of``)."""
+    """The chat's current turn, already loaded (by :func:`load`)."""
     return cast(LiveTurn, chat._get_state_from_cache(chat.__class__.live_state))
 
 

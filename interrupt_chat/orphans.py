@@ -69,7 +69,7 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
 async def abandon(chat: ChatState, session: AgentSession) -> None:
     """End the shown run as failed because its driver is gone (inside the lock): error shown, composer free."""
     session.abandon(ORPHANED_MESSAGE)
-    driver.publish(chat, session, full=True)
+    await driver.publish(chat, session, full=True)
     await driver.resync(chat)  # the page may hold texts streamed by the dead run: the var carries them whole
 
 

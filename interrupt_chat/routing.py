@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 
-from . import live
 from .agui import AgentSession, Pending
 from .cards import build_cards, refresh_expiry
 
@@ -44,9 +43,7 @@ def configs_of(chat_cls: type[ChatState]) -> list[type[InterruptState]]:
 
 async def chat_of(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     """The chat state, from itself or from any state of the same tab (inside the lock)."""
-    chat = state if isinstance(state, chat_cls) else await state.get_state(chat_cls)
-    await live.load(chat)  # driver.publish writes the current turn there
-    return chat
+    return state if isinstance(state, chat_cls) else await state.get_state(chat_cls)
 
 
 async def route(state: rx.State, chat_cls: type[ChatState], session: AgentSession, *,

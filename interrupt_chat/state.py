@@ -154,7 +154,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
             if session.client is not None:
                 session.client.headers = await self.agent_headers()
             events = session.send(text)
-            driver.publish(self, session, full=True, starting=True)
+            await driver.publish(self, session, full=True, starting=True)
         await driver.drive(self, self.__class__, session, events)
 
     @rx.event
@@ -172,7 +172,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         """Start a new, empty thread and show it."""
         session = self._new_session()
         self.thread_id = session.thread_id
-        await driver.show(self, session)
+        await driver.publish(self, session, full=True)
         return self.__class__.route_interrupts
 
     @rx.event
@@ -182,7 +182,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         if session is not None:
             session.client = session.client or self._client()
             self.thread_id = thread_id
-            await driver.show(self, session)
+            await driver.publish(self, session, full=True)
             self.decisions = persistence.decision_rows(self)
             return self.__class__.route_interrupts
 

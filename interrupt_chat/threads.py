@@ -75,7 +75,7 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
         if chat.thread_id == thread_id:
             chat.thread_id = next(iter(row["id"] for row in chat.threads if row["id"] != thread_id), "")
             shown = persistence.load_thread(chat, chat.thread_id) if chat.thread_id else None
-            driver.publish(chat, shown or chat._session(), full=True)
+            await driver.publish(chat, shown or chat._session(), full=True)
             await routing.route(state, chat_cls, chat._session())
         driver.list_threads(chat)
     db = persistence.database()

@@ -104,7 +104,7 @@ class ToolHandlers(rx.State, mixin=True):
                 chat.notice = "Wait for the current answer before changing the shared state."
                 return
             session.set_state(state)
-            driver.publish(chat, session)
+            await driver.publish(chat, session)
             owner = chat._owner_key
         persistence.write(owner, session)
 
@@ -131,7 +131,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
         except RunInFlight:
             chat.notice = "Wait for the current answer, or stop it."
             return
-        driver.publish(chat, session, full=True, starting=session.running)
+        await driver.publish(chat, session, full=True, starting=session.running)
         owner = chat._owner_key
     if session.running:  # the last answer: the next run takes the results to the agent
         await driver.drive(state, chat_cls, session, events)

@@ -37,18 +37,18 @@ def test_each_chat_class_has_its_own_live_state():
     assert "live" not in chat_cls.get_fields() and "live" in chat_cls.live_state.get_fields()
 
 
-def test_a_push_of_the_current_turn_changes_only_the_live_state():
+async def test_a_push_of_the_current_turn_changes_only_the_live_state():
     root, chat, session = tab()
     session.transcript.mark_tail()
     session._claim()  # a run in flight, as send() leaves it
     apply(session, "RUN_STARTED", threadId="t-live", runId="r1")
-    driver.publish(chat, session, full=True)
+    await driver.publish(chat, session, full=True)
     root.get_delta()
     root._clean()
 
     apply(session, "TEXT_MESSAGE_START", messageId="m1", role="assistant")
     apply(session, "TEXT_MESSAGE_CONTENT", messageId="m1", delta="Hello")
-    driver.publish(chat, session)
+    await driver.publish(chat, session)
     delta = root.get_delta()
     assert list(delta) == [chat.live_state.get_full_name()], delta  # the chat's own components are not re-rendered
     assert [row.content for row in live_of(chat).live] == ["Hello"]
@@ -57,5 +57,5 @@ def test_a_push_of_the_current_turn_changes_only_the_live_state():
     apply(session, "TEXT_MESSAGE_END", messageId="m1")
     apply(session, "RUN_FINISHED", threadId="t-live", runId="r1")
     session._claimed = False  # the run is over
-    driver.publish(chat, session)
+    await driver.publish(chat, session)
     assert root.get_delta()[chat.get_full_name()]["status_rx_state_"] == "idle"  # the run's end: the status too
