@@ -40,8 +40,7 @@ def _fill(chat: ChatState) -> None:
     db, waiting = persistence.database(), dict[str, PendingItem | WaitingToolCall]()
     if db is not None and chat._owner_key:
         try:  # the thread ids, titles and waiting times; the cards come from the threads themselves
-            items: list[PendingItem | WaitingToolCall] = [*db.pending(chat._owner_key), *db.tool_waits(chat._owner_key)]
-            waiting = {item.thread_id: item for item in items}
+            waiting = {item.thread_id: item for item in db.waiting(chat._owner_key)}
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
     thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]

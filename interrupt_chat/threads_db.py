@@ -32,7 +32,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -59,7 +59,7 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.engine import Connection, Engine, Row, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
@@ -701,43 +701,41 @@ class ThreadDB:
             self._known.pop((owner, thread_id), None)
         return found
 
-    def pending(self, owner: str) -> list[PendingItem]:
-        """Every pending interrupt across ``owner``'s threads: the newest set first, protocol order within.
+    def waiting(self, owner: str) -> list[PendingItem | WaitingToolCall]:
+        """What waits for ``owner`` across their threads, newest thread first, from one query.
 
-        A thread whose pending set does not parse is skipped with a warning (it still raises
-        :class:`ThreadDBError` from :meth:`load`).
+        Each thread's pending interrupts (protocol order), then its frontend-tool calls waiting for
+        the person (S27). A pending set that does not parse is skipped with a warning (it still
+        raises :class:`ThreadDBError` from :meth:`load`).
 
         Raises:
             ThreadDBError: the database failed.
         """
-        items: list[PendingItem] = []
-        for row in self._waiting(owner, threads_table.c.pending, "list the pending interrupts"):
+        t = threads_table
+        query = (select(t.c.thread_id, t.c.title, t.c.pending, t.c.meta, t.c.pending_since)
+                 .where((t.c.owner == owner) & (t.c.pending_count > 0))
+                 .order_by(t.c.pending_since.desc(), t.c.thread_id))
+        with self._transaction("list what waits for the person") as conn:
+            rows = conn.execute(query).all()
+        items: list[PendingItem | WaitingToolCall] = []
+        for row in rows:
+            since = _aware(row.pending_since)
             try:
-                items.extend(_pending_items(row.thread_id, row.title, row.pending, _aware(row.pending_since)))
+                items += _pending_items(row.thread_id, row.title, row.pending, since)
             except (ValueError, TypeError, AttributeError) as exc:
                 log.warning("thread database: skipping the unreadable pending set of thread %.80s (%s)",
                             row.thread_id, exc)
+            items += [WaitingToolCall(row.thread_id, row.title, str(wait.get("toolCallId") or ""),
+                                      str(wait.get("name") or ""), since) for wait in _person_waits(row.meta)]
         return items
 
+    def pending(self, owner: str) -> list[PendingItem]:
+        """Every pending interrupt across ``owner``'s threads: the newest set first (:meth:`waiting`)."""
+        return [item for item in self.waiting(owner) if isinstance(item, PendingItem)]
+
     def tool_waits(self, owner: str) -> list[WaitingToolCall]:
-        """Every frontend-tool call waiting for the person across ``owner``'s threads (S27), newest first.
-
-        Raises:
-            ThreadDBError: the database failed.
-        """
-        return [WaitingToolCall(row.thread_id, row.title, str(wait.get("toolCallId") or ""),
-                                str(wait.get("name") or ""), _aware(row.pending_since))
-                for row in self._waiting(owner, threads_table.c.meta, "list the waiting tool calls")
-                for wait in _person_waits(row.meta)]
-
-    def _waiting(self, owner: str, column: Any, what: str) -> Sequence[Row[Any]]:
-        """The owner's threads that wait for the person, newest first: id, title, ``column``, since when."""
-        t = threads_table
-        query = (select(t.c.thread_id, t.c.title, column, t.c.pending_since)
-                 .where((t.c.owner == owner) & (t.c.pending_count > 0))
-                 .order_by(t.c.pending_since.desc(), t.c.thread_id))
-        with self._transaction(what) as conn:
-            return conn.execute(query).all()
+        """Every frontend-tool call waiting for the person across ``owner``'s threads (:meth:`waiting`)."""
+        return [item for item in self.waiting(owner) if isinstance(item, WaitingToolCall)]
 
     # -- the audit trail -----------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import time
 
 import httpx
 import pytest
@@ -122,6 +123,25 @@ async def test_s27_a_waiting_call_counts_as_pending_in_the_thread_list_and_the_i
             pass
         db.save("alice", session)
         assert db.tool_waits("alice") == [] and not db.threads("alice")[0].pending
+
+
+async def test_s27_the_inbox_reads_interrupts_and_waiting_calls_in_one_query_newest_thread_first():
+    from sqlalchemy import event
+
+    from tests.unit.test_threads_db import interrupted
+
+    session = session_for(ScriptedAgent(calls(("c1", STEPS.name, PLAN))), [STEPS])
+    await drain(session.send("plan dinner"))
+    with ThreadDB("sqlite:///:memory:") as db:
+        db.save("alice", session)  # t1: a call waits
+        time.sleep(0.01)
+        db.save("alice", interrupted("t2"))  # t2, newer: interrupts are pending
+        queries: list[str] = []
+        event.listen(db._engine, "before_cursor_execute", lambda *args: queries.append(args[2]))
+        items = db.waiting("alice")
+        assert len([q for q in queries if q.lstrip().upper().startswith("SELECT")]) == 1
+    assert [(item.thread_id, type(item).__name__) for item in items] == [
+        ("t2", "PendingItem"), ("t2", "PendingItem"), ("t2", "PendingItem"), ("t1", "WaitingToolCall")]
 
 
 async def test_s28_respond_sends_the_result_once_in_the_next_run():
