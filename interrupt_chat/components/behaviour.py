@@ -137,8 +137,18 @@ _SCRIPT = r"""
     box.addEventListener("scroll", () => {
       follow.set(box, box.scrollHeight - box.scrollTop - box.clientHeight < NEAR);
     }, { passive: true });
-    new MutationObserver(() => {
+    // Once per frame, not per change: reading scrollHeight lays the page out there and then, and a
+    // streamed answer changes it many times a frame (each forced layout held up the next text).
+    let queued = false;
+    const toBottom = () => {
+      queued = false;
       if (follow.get(box)) box.scrollTop = box.scrollHeight;
+    };
+    new MutationObserver(() => {
+      if (!queued && follow.get(box)) {
+        queued = true;
+        requestAnimationFrame(toBottom);
+      }
     }).observe(box, { childList: true, subtree: true, characterData: true });
     box.scrollTop = box.scrollHeight;
   };

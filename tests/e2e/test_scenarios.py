@@ -317,12 +317,13 @@ def test_auto_scroll_follows_unless_the_reader_scrolled_up(chat):
     at_bottom = "el => el.scrollHeight - el.scrollTop - el.clientHeight < 80"
     chat.page.wait_for_function("""() => { const el = document.querySelector('[data-testid="chat-messages"]');
         return el.scrollHeight > el.clientHeight + 200; }""", timeout=30_000)
-    assert box.evaluate(at_bottom)  # following the stream
+    follows = f"""() => ({at_bottom})(document.querySelector('[data-testid="chat-messages"]'))"""
+    chat.page.wait_for_function(follows, timeout=1_000)  # following the stream (the scroll follows once a frame)
     box.evaluate("el => { el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); }")
     chat.page.wait_for_timeout(600)
     assert box.evaluate("el => el.scrollTop") < 50  # not yanked back down while reading
     box.evaluate("el => { el.scrollTop = el.scrollHeight; el.dispatchEvent(new Event('scroll')); }")
     chat.page.wait_for_timeout(600)
-    assert box.evaluate(at_bottom)  # back at the bottom: following again
+    chat.page.wait_for_function(follows, timeout=1_000)  # back at the bottom: following again
     chat.page.get_by_test_id("chat-stop").click()
     expect(chat.status).not_to_have_attribute("data-status", "running")
