@@ -84,7 +84,7 @@ from reflex_base.utils import format as rx_format  # noqa: E402
 
 from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
 from interrupt_chat import answers, driver, registry  # noqa: E402
-from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, parse_event  # noqa: E402
+from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, events, parse_event  # noqa: E402
 from interrupt_chat.live import live_of  # noqa: E402
 from interrupt_chat.driver import (  # noqa: E402
     ENVELOPE_BYTES,
@@ -102,7 +102,7 @@ REAL_PUBLISH = driver.publish  # the real one (``recording`` patches the module 
 RATES = (3, 4, 10, 30, 100, 300, 1000, 5000)  # deltas per second (1/STREAM_IDLE is 3.3)
 PAUSE = 3.0  # seconds of silence in the pause scenarios
 REPLAY_RATE = 100  # deltas/s for part 2
-DELTA_TYPES = ("TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT", "TOOL_CALL_ARGS")
+DELTA_TYPES = frozenset(t.value for t in events.DELTA_TYPES)  # by wire name (the scripts compare .type.value)
 
 
 # -- a virtual clock --------------------------------------------------------------------------------

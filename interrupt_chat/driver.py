@@ -21,6 +21,7 @@ from reflex_base.event.context import EventContext
 
 from . import live, persistence, routing, runs, streaming
 from .agui import AgentSession
+from .agui.events import DELTA_TYPES
 from .views import message_rows, thread_rows, tool_rows
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
-STREAMED = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CONTENT, EventType.TOOL_CALL_ARGS})
 STARTS = frozenset({EventType.TEXT_MESSAGE_START, EventType.REASONING_MESSAGE_START, EventType.TOOL_CALL_START})
 ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the websocket frame's envelope (measured)
 STREAM_RATIO = 1.5  # at most this many envelope bytes per streamed character, over a run
@@ -256,7 +256,7 @@ class _Throttle:
     async def event(self, event: BaseEvent) -> None:
         kind = event.type
         now = self._loop.time()
-        text = kind in STREAMED
+        text = kind in DELTA_TYPES
         if text:
             if not self._waiting:
                 self._since = now

@@ -20,10 +20,9 @@ from itertools import groupby
 
 from ag_ui.core import BaseEvent, EventType
 
-__all__ = ["DELTA_TYPES", "coalesce"]
+from .events import DELTA_TYPES
 
-DELTA_TYPES = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CONTENT,
-                         EventType.TOOL_CALL_ARGS})
+__all__ = ["coalesce"]
 
 
 def _target(event: BaseEvent) -> tuple[EventType, str] | None:

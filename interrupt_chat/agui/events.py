@@ -11,29 +11,24 @@ import logging
 import re
 from typing import Any
 
-from ag_ui.core import (
-    BaseEvent,
-    Event,
-    EventType,
-    ReasoningMessageContentEvent,
-    TextMessageContentEvent,
-    ToolCallArgsEvent,
-)
+from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import MalformedEvent
 
-__all__ = ["EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent", "parse_delta_json",
-           "parse_event"]
+__all__ = ["DELTA_TYPES", "EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent",
+           "parse_delta_json", "parse_event"]
 
 log = logging.getLogger(__name__)
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 KNOWN_EVENT_TYPES = frozenset(t.value for t in EventType)
 KNOWN_OUTCOME_TYPES = frozenset({"success", "interrupt", "cancelled"})
-DELTA_TYPES = (TextMessageContentEvent, ToolCallArgsEvent, ReasoningMessageContentEvent)
+# the streamed deltas: nearly all of a stream's events (joined by coalesce, paced by the driver's throttle)
+DELTA_TYPES = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CONTENT,
+                         EventType.TOOL_CALL_ARGS})
 # a hint only (what parse_delta_json takes is decided on the validated event): the type comes first
-_DELTA_PREFIX = re.compile(r'\{\s*"type"\s*:\s*"(?:TEXT_MESSAGE_CONTENT|TOOL_CALL_ARGS|REASONING_MESSAGE_CONTENT)"')
+_DELTA_PREFIX = re.compile(r'\{\s*"type"\s*:\s*"(?:' + "|".join(sorted(t.value for t in DELTA_TYPES)) + ')"')
 
 
 def parse_delta_json(data: str) -> BaseEvent | None:
@@ -51,8 +46,7 @@ def parse_delta_json(data: str) -> BaseEvent | None:
         event = EVENT_ADAPTER.validate_json(data)
     except ValidationError:
         return None
-    if (isinstance(event, DELTA_TYPES) and event.raw_event is None and event.metadata is None
-            and not event.model_extra):
+    if event.type in DELTA_TYPES and event.raw_event is None and event.metadata is None and not event.model_extra:
         return event
     return None
 
