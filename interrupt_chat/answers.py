@@ -10,6 +10,7 @@ interrupt has its answer, :mod:`.driver` runs the resume.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,30 +25,40 @@ from .forms import FormError, check_answer, edited_approval, payload_from_form
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
 
-__all__ = ["EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "conclude", "decide",
-           "problem_with", "submit_form"]
+__all__ = ["ANSWERED_ELSEWHERE", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "conclude",
+           "decide", "problem_with", "record", "submit_form"]
+
+log = logging.getLogger(__name__)
 
 EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
 ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
+DELETED_ELSEWHERE = "That thread was deleted in another window."
+HEADERS_FAILED = "The answer could not be sent (the request to the assistant could not be prepared). Try again."
+CLAIM_ATTEMPTS = 3
 
 
-async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None) -> None:
-    """Resolve / cancel through the tracker; start the resume run if the decision says so."""
+async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None,
+                 run_id: str = "") -> None:
+    """Resolve / cancel through the tracker; start the resume run if the decision says so.
+
+    ``run_id``: the run that raised the set the person saw (the default slot's cards say it); an
+    answer to a set that is no longer the thread's is refused, never applied to a newer one.
+    """
     chat_cls = config._chat()
     async with config:
         chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
         if not config.active:  # S16: a configuration that did not take the set does nothing
             return
-        if persistence.refresh(chat, chat.thread_id):  # answered or run on in another tab: show that instead
-            chat.notice = ANSWERED_ELSEWHERE
-            await driver.publish(chat, chat._session(), full=True)
-            await routing.route(config, chat_cls, chat._session())
-            return
-        session = chat._session()
-        outcome = await decide(chat, session, verb, payload, interrupt_id,
-                               lambda card_id, message: _set_card_error(config, card_id, message))
+        thread_id = chat.thread_id
+        outcome, moved = await record(chat, thread_id, _expects(chat._sessions.get(thread_id), run_id), verb,
+                                      payload, interrupt_id,
+                                      lambda card_id, message: _set_card_error(config, card_id, message))
         payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
+        session = chat._session()
         if outcome is None:
+            if moved:  # answered or run on in another tab: show where it stands instead
+                await driver.publish(chat, session, full=True)
+                await routing.route(config, chat_cls, session)
             return
         await driver.publish(chat, session, full=True, starting=outcome.events is not None)
         await routing.route(config, chat_cls, session, keep_result=True)
@@ -55,21 +66,66 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
     await conclude(config, chat_cls, session, outcome)
 
 
+def _expects(copy: AgentSession | None, run_id: str) -> Callable[[Pending | None], bool]:
+    """Which pending set an answer is for: the card's run when it names one, else the set this copy shows."""
+    if run_id:
+        return lambda pending: pending is not None and pending.run_id == run_id
+    shown = persistence.set_identity(copy.tracker.pending) if copy is not None else None
+    return lambda pending: shown is None or persistence.set_identity(pending) == shown
+
+
 @dataclass
 class Outcome:
-    """What a recorded answer leads to: the resume run to drive, or the thread to save; the audit entries."""
+    """What a recorded answer leads to: the resume run to drive, or nothing more; the audit entries."""
 
     events: AsyncGenerator[BaseEvent, None] | None
     audits: list[persistence.Audit]
     owner: str
 
 
+async def record(chat: ChatState, thread_id: str, expects: Callable[[Pending | None], bool], verb: str,
+                 payload: Any, interrupt_id: str | None, card_error: Callable[[str, str], None]
+                 ) -> tuple[Outcome | None, bool]:
+    """Inside the lock: bring the thread up to date, record the answer, and claim it in the database.
+
+    Shared by the chat's slot and the approvals inbox. The answer is written conditionally on the
+    revision the copy was read at (a partial answer too, so every tab sees it); a resume is
+    claimed with the run marked in flight before its request leaves. Of two tabs, workers or
+    restarted backends that answer the same set, exactly one resumes (S10 across processes).
+    Returns the outcome (None: nothing follows) and whether the copy was replaced meanwhile.
+    """
+    moved = False
+    for _ in range(CLAIM_ATTEMPTS):
+        fresh = await persistence.refresh(chat, thread_id)
+        session = chat._sessions.get(thread_id)
+        moved = moved or fresh.replaced
+        if session is None or fresh.deleted:
+            chat.notice = DELETED_ELSEWHERE
+            return None, True
+        if fresh.busy or session.running or not expects(session.tracker.pending):
+            chat.notice = ANSWERED_ELSEWHERE
+            return None, True
+        outcome = await decide(chat, session, verb, payload, interrupt_id, card_error)
+        if outcome is None:
+            return None, moved
+        claim = await persistence.commit(chat, session, in_flight=outcome.events is not None)
+        if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
+            return outcome, moved
+        if outcome.events is not None:
+            await outcome.events.aclose()  # never started
+        outcome.audits.clear()
+        await persistence.reload(chat, thread_id)  # another tab wrote first: answer on top of theirs
+        moved = True
+    chat.notice = persistence.CONFLICT_NOTICE
+    return None, True
+
+
 async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None,
                  card_error: Callable[[str, str], None]) -> Outcome | None:
     """Inside the lock: check the answer, record it with the tracker, start the resume when all are answered.
 
-    Shared by the chat's slot and the approvals inbox (one tracker per thread, so exactly once across
-    both). Returns None when nothing follows: a card error, an expired or an ignored answer (S9-S11).
+    Returns None when nothing follows: a card error, an expired or an ignored answer (S9-S11), or
+    headers (``chat(headers=fn)``) that failed: the set is un-sealed then, its answers kept (S15).
     """
     tracker = session.tracker
     if verb == "resolve" and tracker.pending is not None and not tracker.sealed:
@@ -85,19 +141,28 @@ async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any
     if decision.kind == "ignored":
         return None
     audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
-    if decision.sends and session.client is not None:
-        session.client.headers = await chat.agent_headers()
+    if decision.sends:
+        try:
+            headers = await chat.agent_headers()
+        except Exception:  # the app's function: the set opens again, nothing is sent
+            log.exception("chat(headers=...) raised; the answers are kept and nothing was sent")
+            tracker.submission_failed(HEADERS_FAILED)
+            card_error(decision.interrupt_id or "", HEADERS_FAILED)
+            chat.notice = HEADERS_FAILED
+            return Outcome(None, audits[:0], chat._owner_key)  # the answers so far are saved, not sent
+        if session.client is not None:
+            session.client.headers = headers
     return Outcome(session.submit(decision) if decision.sends else None, audits, chat._owner_key)
 
 
 async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
-    """After the lock: save the thread (or leave it to the resume run) and the audit, then drive the resume."""
-    notice = persistence.write(outcome.owner, None if outcome.events is not None else session, outcome.audits)
+    """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
+    notice = await persistence.write(outcome.owner, None, outcome.audits)
     if notice or outcome.audits:
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             chat.notice = notice or chat.notice
-            chat.decisions = persistence.decision_rows(chat)
+            chat.decisions = await persistence.decision_rows(chat)
     outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
     if outcome.events is not None:
         await driver.drive(state, chat_cls, session, outcome.events)
@@ -148,6 +213,7 @@ async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None
     """The default slot's schema form: build the payload, then answer (S22; secrets never kept, S23)."""
     form = dict(form_data)
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
+    run_id = str(form.pop("__run_id", "") or "")
     form.pop("__thread_id", None)
     try:
         payload = payload_from_form(await _schema(config, interrupt_id), form)
@@ -156,7 +222,7 @@ async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None
         return
     finally:
         form.clear()  # drop our reference to typed secrets at once (S23)
-    await answer(config, "resolve", payload, interrupt_id or None)
+    await answer(config, "resolve", payload, interrupt_id or None, run_id)
 
 
 async def approve_edited(config: InterruptState, form_data: dict[str, Any]) -> None:
@@ -167,13 +233,15 @@ async def approve_edited(config: InterruptState, form_data: dict[str, Any]) -> N
     except FormError as exc:
         await _card_error(config, interrupt_id, str(exc))
         return
-    await answer(config, "resolve", payload, interrupt_id or None)
+    await answer(config, "resolve", payload, interrupt_id or None, str(form_data.get("__run_id", "") or ""))
 
 
 async def _schema(config: InterruptState, interrupt_id: str) -> Any:
-    """The responseSchema an answer to ``interrupt_id`` must satisfy."""
+    """The responseSchema an answer to ``interrupt_id`` must satisfy (a fresh state restores the thread first)."""
     async with config:
-        pending = (await config.get_state(config._chat()))._session().tracker.pending
+        chat = await driver.ready(config, config._chat())
+        session = await persistence.load_thread(chat, chat.thread_id)
+        pending = session.tracker.pending if session is not None else None
     return pending.schema_for(interrupt_id) if pending is not None else None
 
 

@@ -51,6 +51,7 @@ class Card:
     thread_id: str = ""  # the approvals inbox: the thread it belongs to, its title, when it was raised
     thread_title: str = ""
     raised: str = ""
+    run_id: str = ""  # the run that raised the set: an answer to a set that moved on is refused
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
 
@@ -123,12 +124,13 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
     if pending.kind == "legacy":
         fields = legacy_fields(pending.event["value"])
         fields.setdefault("reason", "on_interrupt")
-        return [_card("", fields, transcript, now)]
+        return [replace(_card("", fields, transcript, now), run_id=pending.run_id or "")]
     answers = tracker.answers
     cards = []
     for interrupt in pending.interrupts:
         card = _card(interrupt.id, interrupt_dict(interrupt), transcript, now)
         answer = answers.get(interrupt.id)
         card.answered = answer.status if answer else ""
+        card.run_id = pending.run_id or ""
         cards.append(card)
     return cards

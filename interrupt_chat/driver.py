@@ -5,7 +5,8 @@ silence (a slow tool, the end of an answer) is still pushed one tick later. The 
 has its own var (``live``), so a push does not resend the history (docs/decisions/0006), and a
 streaming text goes as new characters only (:mod:`interrupt_chat.streaming`, docs/decisions/0011),
 as often as its envelopes are worth it.
-Runs in flight are kept by (client token, chat state) so that a stop button reaches them.
+Runs in flight are kept by thread (:func:`interrupt_chat.persistence.run_key`) so that a stop button
+reaches them, and so that liveness and orphans are the thread's, not a tab's.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .state import ChatState
 
 __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
-           "resync", "stop"]
+           "resync", "run_handlers", "stop"]
 
 PUSHES_PER_SECOND = 20
 PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
@@ -45,9 +46,9 @@ FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
 
-async def stop(client_token: str, chat_name: str) -> bool:
-    """Stop the run in flight for this tab's chat, if any, in whichever worker drives it (stop button)."""
-    return await runs.stop((client_token, chat_name))
+async def stop(chat: ChatState) -> bool:
+    """Stop the run in flight on the shown thread, if any, in whichever worker drives it (stop button)."""
+    return await runs.stop(persistence.run_key(chat, chat.thread_id))
 
 
 async def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
@@ -84,8 +85,20 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
 
 
 def keep(chat: ChatState, session: AgentSession) -> None:
-    """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them."""
-    chat._sessions = {**chat._sessions, session.thread_id: session}
+    """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them.
+
+    Memory holds only what it must: the shown thread, threads with a run in flight here, and
+    (without a database, or before their first save) threads with messages. The rest is in the
+    database, read again when shown; an empty thread that is not shown is dropped.
+    """
+    stored = persistence.database() is not None
+    kept = {thread_id: copy for thread_id, copy in chat._sessions.items()
+            if thread_id in (chat.thread_id, session.thread_id) or copy.running
+            or (copy.transcript.messages and not (stored and copy.revision))}
+    kept[session.thread_id] = session
+    chat._sessions = kept
+    chat._titles = {k: v for k, v in chat._titles.items()
+                    if k in kept or any(s.thread_id == k for s in chat._summaries)}
     list_threads(chat)
 
 
@@ -103,10 +116,12 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     an empty view of them.
     """
     chat = await routing.chat_of(state, chat_cls)
+    if chat.loaded and chat._owner_key and await persistence.owner_of(chat) != chat._owner_key:  # another user now
+        chat.loaded = False
     if not chat.loaded:
         await persistence.restore(chat)
         chat.loaded = True
-        chat.decisions = persistence.decision_rows(chat)
+        chat.decisions = await persistence.decision_rows(chat)
         session = chat._session()
         await publish(chat, session, full=True, starting=chat.status == "running")  # another worker's run (orphans.py)
         await routing.route(state, chat_cls, session)
@@ -121,8 +136,13 @@ def _assign(state: rx.State, name: str, value: Any) -> None:
 
 async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
                 events: AsyncGenerator[BaseEvent, None]) -> None:
-    """Stream a run into the view, then surface its pending set (S3), save the thread, count down."""
-    key = (state.router.session.client_token, chat_cls.get_full_name())
+    """Stream a run into the view, then surface its pending set (S3), save the thread, count down.
+
+    The thread was claimed for the run (:func:`interrupt_chat.persistence.commit`, ``in_flight``);
+    the run is registered until its end is saved, so no other process reads the claim as orphaned.
+    """
+    async with state:
+        key = persistence.run_key(await routing.chat_of(state, chat_cls), session.thread_id)
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
 
@@ -147,7 +167,6 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
-        await runs.remove(key, session)
         call, chunks = None, []
         async with state:
             chat = await routing.chat_of(state, chat_cls)
@@ -158,13 +177,35 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 keep(chat, session)
             owner = chat._owner_key
         await _emit(chunks)
-        notice = persistence.write(owner, session)  # after the lock; a plain call, so nothing runs in between
+        handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
+        notice = await persistence.write(owner, session, in_flight=handlers)  # after the lock, off the loop
+        if not handlers:  # removed once the end is saved: until then the claim has a live driver
+            await runs.remove(key, session)
         if notice:
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = notice
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
         await drive(state, chat_cls, session, session.answer_handlers())
+
+
+async def run_handlers(state: rx.State, chat_cls: type[ChatState]) -> None:
+    """Run the server-side tools a stored thread still waits for (S30).
+
+    A restart came between the save of the wait and its handler. The thread is claimed first, so
+    one tab or worker runs them.
+    """
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        session = chat._sessions.get(chat.thread_id)
+        if session is None or not session.needs_handlers or session.running:
+            return
+        if await persistence.commit(chat, session, in_flight=True) not in (persistence.Commit.WON,
+                                                                          persistence.Commit.LOCAL):
+            await persistence.reload(chat, session.thread_id)
+            return
+        await publish(chat, session, full=True, starting=True)
+    await drive(state, chat_cls, session, session.answer_handlers())
 
 
 async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import reflex as rx
 
 from . import driver, persistence, routing
-from .answers import conclude, decide
+from .answers import conclude, record
 from .cards import Card, build_cards
 from .forms import FormError, edited_approval, payload_from_form
 from .threads_db import PendingItem, ThreadDBError, WaitingToolCall
@@ -32,23 +32,22 @@ async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
     """Fill ``inbox`` with one card per waiting interrupt of the owner, newest thread first."""
     async with state:
         chat = await driver.ready(state, chat_cls)
-        _fill(chat)
+        await _fill(chat)
 
 
-def _fill(chat: ChatState) -> None:
+async def _fill(chat: ChatState) -> None:
     """Inside the lock: the waiting threads (from the database and from memory) as cards and tool rows."""
     db, waiting = persistence.database(), dict[str, PendingItem | WaitingToolCall]()
     if db is not None and chat._owner_key:
         try:  # the thread ids, titles and waiting times; the cards come from the threads themselves
-            waiting = {item.thread_id: item for item in db.waiting(chat._owner_key)}
+            waiting = {item.thread_id: item for item in await persistence.db_call(db.waiting, chat._owner_key)}
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
     thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]
     cards: list[Card] = []
     tools: list[InboxToolRow] = []
     for thread_id in thread_ids:
-        persistence.refresh(chat, thread_id)
-        session = persistence.load_thread(chat, thread_id)
+        session = await persistence.load_thread(chat, thread_id)
         if session is None or not waits_for_person(session):
             continue
         item = waiting.get(thread_id)
@@ -62,24 +61,33 @@ def _fill(chat: ChatState) -> None:
 
 
 async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_id: str, payload: Any,
-                 interrupt_id: str | None) -> None:
-    """Resolve / cancel one interrupt of one thread from the inbox; resume once all are answered."""
+                 interrupt_id: str | None, run_id: str = "") -> None:
+    """Resolve / cancel one interrupt of one thread from the inbox; resume once all are answered.
+
+    ``run_id`` is the set the card showed (its raising run): a card left on screen while the
+    thread moved on to a newer set answers nothing, even a legacy one (whose id is always "").
+    The thread must be one of the owner's (ids come from the page).
+    """
     async with state:
         chat = await driver.ready(state, chat_cls)
-        persistence.refresh(chat, thread_id)
-        session = persistence.load_thread(chat, thread_id)
-        if session is None or session.tracker.pending is None:
-            _fill(chat)
+        copy = await persistence.load_thread(chat, thread_id)
+        if copy is None or copy.tracker.pending is None:
+            await _fill(chat)
             return
-        outcome = await decide(chat, session, verb, payload, interrupt_id,
-                               lambda card_id, message: _card_error(chat, thread_id, card_id, message))
+        expected = run_id or copy.tracker.pending.run_id or ""
+        outcome, _moved = await record(chat, thread_id, lambda pending: pending is not None and
+                                       (pending.run_id or "") == expected, verb, payload, interrupt_id,
+                                       lambda card_id, message: _card_error(chat, thread_id, card_id, message))
         payload = None  # S23: the tracker holds it now, in memory only
-        if outcome is None:
+        session = chat._sessions.get(thread_id)
+        if outcome is None or session is None:
+            if _moved:
+                await _fill(chat)
             return
         if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
             await driver.publish(chat, session, full=True, starting=outcome.events is not None)
             await routing.route(state, chat_cls, session, keep_result=True)
-        _fill(chat)
+        await _fill(chat)
     await conclude(state, chat_cls, session, outcome)
     await load(state, chat_cls)
 
@@ -89,6 +97,7 @@ async def submit_form(state: rx.State, chat_cls: type[ChatState], form_data: dic
     form = dict(form_data)
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
     thread_id = str(form.pop("__thread_id", "") or "")
+    run_id = str(form.pop("__run_id", "") or "")
     try:
         payload = payload_from_form(await _schema(state, chat_cls, thread_id, interrupt_id), form)
     except FormError as exc:
@@ -97,7 +106,7 @@ async def submit_form(state: rx.State, chat_cls: type[ChatState], form_data: dic
         return
     finally:
         form.clear()
-    await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None)
+    await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None, run_id)
 
 
 async def approve_edited(state: rx.State, chat_cls: type[ChatState], form_data: dict[str, Any]) -> None:
@@ -111,12 +120,13 @@ async def approve_edited(state: rx.State, chat_cls: type[ChatState], form_data: 
         async with state:
             _card_error(await routing.chat_of(state, chat_cls), thread_id, interrupt_id, str(exc))
         return
-    await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None)
+    await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None,
+                 str(form_data.get("__run_id", "") or ""))
 
 
 async def _schema(state: rx.State, chat_cls: type[ChatState], thread_id: str, interrupt_id: str) -> Any:
-    async with state:
-        session = persistence.load_thread(await routing.chat_of(state, chat_cls), thread_id)
+    async with state:  # a fresh state (a restart) restores the owner's threads first: the schema is theirs
+        session = await persistence.load_thread(await driver.ready(state, chat_cls), thread_id)
     pending = session.tracker.pending if session is not None else None
     return pending.schema_for(interrupt_id) if pending is not None else None
 
@@ -143,14 +153,15 @@ class InboxHandlers(rx.State, mixin=True):
         await load(self, _chat(self))
 
     @rx.event(background=True)
-    async def inbox_resolve(self, thread_id: str, payload: Any = None, interrupt_id: str | None = None):
-        """Answer an interrupt of ``thread_id`` from the inbox (S6, S7)."""
-        await answer(self, _chat(self), "resolve", str(thread_id), payload, interrupt_id)
+    async def inbox_resolve(self, thread_id: str, payload: Any = None, interrupt_id: str | None = None,
+                            run_id: str = ""):
+        """Answer an interrupt of ``thread_id`` from the inbox (S6, S7); ``run_id``: the set the card showed."""
+        await answer(self, _chat(self), "resolve", str(thread_id), payload, interrupt_id, str(run_id or ""))
 
     @rx.event(background=True)
-    async def inbox_cancel(self, thread_id: str, interrupt_id: str | None = None):
+    async def inbox_cancel(self, thread_id: str, interrupt_id: str | None = None, run_id: str = ""):
         """Abandon (legacy: dismiss) an interrupt of ``thread_id`` from the inbox (S6, S14)."""
-        await answer(self, _chat(self), "cancel", str(thread_id), None, interrupt_id)
+        await answer(self, _chat(self), "cancel", str(thread_id), None, interrupt_id, str(run_id or ""))
 
     @rx.event(background=True)
     async def inbox_submit_form(self, form_data: dict[str, Any]):

@@ -25,14 +25,16 @@ if TYPE_CHECKING:
 
 __all__ = ["GRACE_SECONDS", "ORPHANED_MESSAGE", "POLL_SECONDS", "RunWatchHandlers", "abandon", "key_of", "watch"]
 
-ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
+ORPHANED_MESSAGE = persistence.ORPHANED_MESSAGE
 POLL_SECONDS = 1.0  # how often a watcher reads a remote run's liveness
 GRACE_SECONDS = 2.0  # a run unregisters just before its last push, and registers just after its first
 
 
-def key_of(state: rx.State, chat_cls: type[ChatState]) -> runs.Key:
-    """The run registry's key of this tab's chat (the one :func:`interrupt_chat.driver.drive` uses)."""
-    return (state.router.session.client_token, chat_cls.get_full_name())
+async def key_of(state: rx.State, chat_cls: type[ChatState]) -> runs.Key:
+    """The run registry's key of the thread the tab shows (the one :func:`interrupt_chat.driver.drive` uses)."""
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        return persistence.run_key(chat, chat.thread_id)
 
 
 async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
@@ -41,7 +43,7 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
     A run driven here needs no watcher: :func:`interrupt_chat.driver.drive` ends it whatever happens,
     short of this process dying (and then the page reconnects to another one, which watches).
     """
-    key = key_of(state, chat_cls)
+    key = await key_of(state, chat_cls)
     if runs.local(key) is not None:
         return
     while True:
@@ -50,15 +52,15 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
         await asyncio.sleep(GRACE_SECONDS)
         async with state:
             chat = await routing.chat_of(state, chat_cls)
-            if chat.status != "running":
-                return  # it ended normally (or was ended already)
+            if chat.status != "running" or persistence.run_key(chat, chat.thread_id) != key:
+                return  # it ended normally (or was ended already), or the tab shows another thread now
             if await runs.alive(key):
                 continue  # a new run took the key
             session = chat._session()
             await abandon(chat, session)
             call = await routing.route(state, chat_cls, session)  # a resume's set is offered again (S15)
             owner = chat._owner_key
-        notice = persistence.write(owner, session)  # after the lock, like the end of a run
+        notice = await persistence.write(owner, session)  # after the lock, like the end of a run
         if notice:
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = notice

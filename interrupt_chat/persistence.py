@@ -9,29 +9,47 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
+import asyncio
+import enum
 import inspect
 import json
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
 
-from .agui import AgentSession, is_expired
+from . import runs
+from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
-from .threads_db import DB_URL_ENV, ThreadDB, ThreadDBError, default_db_url
+from .threads_db import (
+    DB_URL_ENV,
+    StoredThread,
+    ThreadConflict,
+    ThreadDB,
+    ThreadDBError,
+    ThreadDeleted,
+    default_db_url,
+)
 
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["DB_URL_ENV", "UNAVAILABLE_NOTICE", "Audit", "database", "decision_rows", "expired_audits", "load_thread",
-           "owner_of", "refresh", "restore", "unavailable", "write"]
+__all__ = ["CONFLICT_NOTICE", "DB_URL_ENV", "ORPHANED_MESSAGE", "UNAVAILABLE_NOTICE", "Audit", "Commit", "Fresh",
+           "carry_answers", "commit", "database", "db_call", "decision_rows", "driven", "expired_audits", "forget",
+           "load_thread", "owner_of", "refresh", "reload", "restore", "run_key", "save", "set_identity", "unavailable",
+           "write"]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
 UNAVAILABLE_NOTICE = "Threads cannot be saved right now; this chat keeps working, but only in this window."
+CONFLICT_NOTICE = "This thread changed in another window meanwhile; reload to see where it stands."
+ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
 
 _db: ThreadDB | None = None
 _db_url = ""
@@ -62,67 +80,214 @@ async def owner_of(chat: ChatState) -> str:
     return f"{owner}|{chat.get_full_name()}" if owner else ""
 
 
+async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A database call on a worker thread: a locked SQLite file or an unreachable server never stalls the loop."""
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+def run_key(chat: ChatState, thread_id: str) -> runs.Key:
+    """The run registry's key of one thread: stop, liveness and orphans are per thread, not per tab."""
+    return (chat._owner_key or f"tab:{chat.router.session.client_token}|{chat.get_full_name()}", thread_id)
+
+
+def forget(chat: ChatState) -> None:
+    """Drop every thread this state holds (inside the lock): its owner changed, nothing of theirs may stay."""
+    chat._sessions, chat._titles, chat._summaries, chat._frozen = {}, {}, [], {}
+    chat.thread_id, chat.thread_query, chat.decisions, chat.inbox, chat.inbox_tools = "", "", [], [], []
+
+
 async def restore(chat: ChatState) -> None:
     """Bring the owner's threads into a state that has not loaded them (inside the lock; S25).
 
     The list comes from the database; the thread to show (this state's, else the most recently
-    updated one) is loaded whole. Threads this state already holds are never dropped.
+    updated one) is loaded whole, or refreshed when this state holds an older copy. When the
+    owner is not the one this state last served (a log-out, another user), every thread it
+    holds is dropped first.
     """
-    chat._owner_key = await owner_of(chat)
+    owner = await owner_of(chat)
+    if chat._owner_key and owner != chat._owner_key:
+        forget(chat)
+    chat._owner_key = owner
     db = database()
-    if db is None or not chat._owner_key:
+    if db is None or not owner:
         return
     try:
-        summaries = db.threads(chat._owner_key)
-        current = chat.thread_id or (summaries[0].thread_id if summaries else "")
-        if current and (current not in chat._sessions or refresh(chat, current)):
-            session = chat._sessions.get(current) or db.load(chat._owner_key, current, client=chat._client())
-            if session is not None:
-                chat._sessions = {**chat._sessions, current: session}
-                chat.thread_id = current
+        summaries = await db_call(db.threads, owner)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return
     chat._summaries = summaries
+    current = chat.thread_id or (summaries[0].thread_id if summaries else "")
+    if current and await load_thread(chat, current) is not None:
+        chat.thread_id = current
 
 
-def refresh(chat: ChatState, thread_id: str) -> bool:
-    """Replace this state's copy of a thread when the database holds a newer one (inside the lock).
+@dataclass(frozen=True)
+class Fresh:
+    """What :func:`refresh` found: the copy was replaced, the thread was deleted, another process runs it."""
 
-    Another tab of the same owner may have run or answered it since: its last run then differs.
-    A copy that is running, or that the database does not know, is kept.
+    replaced: bool = False
+    deleted: bool = False
+    busy: bool = False  # a run that this process does not drive holds the thread (another tab, another worker)
 
-    Returns:
-        True when the copy was replaced.
+
+async def refresh(chat: ChatState, thread_id: str) -> Fresh:
+    """Bring this state's copy of a thread up to the database's revision (inside the lock).
+
+    The database is the arbiter: a tab's copy is a cache, checked (one small read) before every
+    action that depends on it. A copy whose run this process drives is kept. A newer stored copy
+    replaces this one; answers this copy holds that never reach the database (masked, S23) are
+    carried over when the set is the same. A deleted thread is dropped.
     """
     mine = chat._sessions.get(thread_id)
-    if mine is None or mine.running:
-        return False
-    stored = _stored(chat, thread_id)
-    if stored is None or stored.last_run_id == mine.last_run_id:
-        return False
-    chat._sessions = {**chat._sessions, thread_id: stored}
-    return True
+    db = database()
+    if mine is None or db is None or not chat._owner_key:
+        return Fresh()
+    if mine.running:
+        return Fresh()
+    try:
+        head = await db_call(db.head, chat._owner_key, thread_id)
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return Fresh()
+    if head.deleted:
+        chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
+        return Fresh(deleted=True)
+    if head.revision == 0 or head.revision == mine.revision:  # never stored, or current
+        return Fresh(busy=head.in_flight and await driven(chat, thread_id))
+    stored = await _read(chat, thread_id)
+    if stored is None:
+        return Fresh()
+    carry_answers(mine, stored.session)
+    chat._sessions = {**chat._sessions, thread_id: stored.session}
+    return Fresh(replaced=True, busy=stored.in_flight)
 
 
-def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
-    """A thread of the chat's owner, from memory or the database (inside the lock)."""
-    session = chat._sessions.get(thread_id) or _stored(chat, thread_id)
-    if session is not None and thread_id not in chat._sessions:
-        chat._sessions = {**chat._sessions, thread_id: session}
-    return session
+async def reload(chat: ChatState, thread_id: str) -> AgentSession | None:
+    """Replace this state's copy with the database's, whatever it holds (after a lost conditional write)."""
+    stored = await _read(chat, thread_id)
+    if stored is None:
+        chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
+        return None
+    chat._sessions = {**chat._sessions, thread_id: stored.session}
+    return stored.session
 
 
-def _stored(chat: ChatState, thread_id: str) -> AgentSession | None:
-    """The database's copy of one of the owner's threads; None when there is none or it cannot be read."""
+def carry_answers(old: AgentSession, new: AgentSession) -> None:
+    """Answers ``old`` holds and ``new`` lacks, for the same open set: the ones never stored (masked, S23)."""
+    before, after = old.tracker.pending, new.tracker.pending
+    if before is None or after is None or new.tracker.sealed or set_identity(before) != set_identity(after):
+        return
+    for interrupt_id, entry in old.tracker.answers.items():
+        if interrupt_id not in new.tracker.answers:
+            new.tracker.carry(entry)
+
+
+def set_identity(pending: Pending | None) -> tuple[Any, ...] | None:
+    """What tells two pending sets apart: their kind, the run that raised them, their interrupts."""
+    if pending is None:
+        return None
+    return pending.kind, pending.run_id, tuple(pending.ids), json.dumps(pending.raw_value, sort_keys=True, default=str)
+
+
+async def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
+    """A thread of the chat's owner, from memory (refreshed) or the database (inside the lock).
+
+    Ids come from the browser: a thread that is neither in this state nor the owner's in the
+    database is None.
+    """
+    if not thread_id:
+        return None
+    if thread_id in chat._sessions:
+        await refresh(chat, thread_id)
+        return chat._sessions.get(thread_id)
+    stored = await _read(chat, thread_id)
+    if stored is None:
+        return None
+    chat._sessions = {**chat._sessions, thread_id: stored.session}
+    return stored.session
+
+
+async def _read(chat: ChatState, thread_id: str) -> StoredThread | None:
+    """The database's copy of one of the owner's threads; None when there is none or it cannot be read.
+
+    A copy that a run held when it was saved, and whose run nobody drives any more (the process
+    died: a restart), is ended as failed here: its sealed set is open again, once (S15).
+    """
     db = database()
     if db is None or not chat._owner_key:
         return None
     try:
-        return db.load(chat._owner_key, thread_id, client=chat._client())
+        stored = await db_call(db.read, chat._owner_key, thread_id, client=chat._client())
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return None
+    if stored is not None and stored.in_flight and not await driven(chat, thread_id):
+        stored = await _orphaned(chat, stored)
+    return stored
+
+
+async def driven(chat: ChatState, thread_id: str) -> bool:
+    """Whether a run of this thread has a driver: this process, or (with Redis) another one that is alive."""
+    key = run_key(chat, thread_id)
+    return runs.local(key) is not None or await runs.alive(key)
+
+
+async def _orphaned(chat: ChatState, stored: StoredThread) -> StoredThread:
+    """End a stored run nobody drives as failed, written conditionally: one tab or worker does it."""
+    session = stored.session
+    if not session.needs_handlers:  # server-side tools left waiting are run again instead (driver.run_handlers)
+        session.abandon(ORPHANED_MESSAGE)
+    db = database()
+    try:
+        if db is not None:
+            await db_call(db.save, chat._owner_key, session, revision=stored.revision)
+    except ThreadConflict:  # another tab or worker ended it (or ran on): read what it wrote
+        again = await db_call(db.read, chat._owner_key, session.thread_id, client=chat._client()) if db else None
+        return again if again is not None else stored
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+    return StoredThread(session, session.revision, False)
+
+
+async def save(chat: ChatState, session: AgentSession) -> None:
+    """A conditional write inside the lock whose loss needs no retry (a notice says the copy is stale)."""
+    if await commit(chat, session) in (Commit.LOST, Commit.DELETED):
+        chat.notice = CONFLICT_NOTICE
+
+
+class Commit(enum.Enum):
+    """What a conditional write of a thread came to (:func:`commit`)."""
+
+    WON = "won"  # written: this copy is the thread now
+    LOST = "lost"  # another tab or worker wrote first: nothing was written, read the thread again
+    DELETED = "deleted"  # the thread was deleted meanwhile
+    LOCAL = "local"  # no database (or it failed, with a notice): the copy in memory is all there is
+
+
+async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = False) -> Commit:
+    """Write this copy of a thread if the database still holds the revision it was read at (inside the lock).
+
+    The claim that makes every action happen once: of two tabs (or workers) that read the same
+    revision and act on it, one writes and the other gets :attr:`Commit.LOST`. ``in_flight``: a run
+    is about to start (it is registered first, so no other process reads the claim as orphaned).
+    """
+    db = database()
+    if db is None or not chat._owner_key:
+        return Commit.LOCAL
+    key = run_key(chat, session.thread_id)
+    if in_flight:
+        await runs.add(key, session)
+    try:
+        await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight)
+    except ThreadConflict as exc:
+        if in_flight:
+            await runs.remove(key, session)
+        return Commit.DELETED if isinstance(exc, ThreadDeleted) else Commit.LOST
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return Commit.LOCAL
+    return Commit.WON
 
 
 @dataclass
@@ -138,8 +303,14 @@ class Audit:
     schema: Any = None
 
 
-def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None) -> str:
-    """Save a thread and record decisions, after the state lock (a plain call: no await in between).
+async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
+                in_flight: bool = False) -> str:
+    """Save a thread and record decisions, after the state lock, off the event loop.
+
+    The save is conditional on the revision the copy holds (its run's claim). When another
+    writer moved the thread meanwhile (an orphan check on another worker), the copy is written
+    over it only if it extends what is stored (no turn of theirs is lost); a deleted thread stays
+    deleted.
 
     Returns:
         "" on success, else the notice to show (the error itself is logged).
@@ -149,14 +320,39 @@ def write(owner: str, session: AgentSession | None, audits: list[Audit] | None =
         return ""
     try:
         for audit in audits or []:
-            db.record_decision(owner, audit.thread_id, audit.run_id, audit.interrupt_id, audit.reason,
-                               audit.action, audit.payload, audit.schema)
-        if session is not None and session.transcript.messages:
-            db.save(owner, session)
+            await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
+                           audit.reason, audit.action, audit.payload, audit.schema)
+        if session is not None and (session.transcript.messages or session.revision):
+            await db_call(_save_extending, db, owner, session, in_flight)
+    except ThreadDeleted:
+        log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
+    except ThreadConflict as exc:
+        log.warning("thread database: %s; this copy was not saved", exc)
+        return CONFLICT_NOTICE
     except ThreadDBError as exc:
         log.warning("thread database: %s", exc)
         return UNAVAILABLE_NOTICE
     return ""
+
+
+def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool) -> None:
+    """Save conditionally; on a conflict, over the stored copy only if ours extends its messages."""
+    for _ in range(3):
+        try:
+            db.save(owner, session, revision=session.revision, in_flight=in_flight)
+            return
+        except ThreadDeleted:
+            raise
+        except ThreadConflict:
+            stored = db.read(owner, session.thread_id)
+            if stored is None:
+                raise
+            theirs = [m.id for m in stored.session.transcript.messages]
+            ours = [m.id for m in session.transcript.messages]
+            if ours[:len(theirs)] != theirs:
+                raise
+            session.revision = stored.revision
+    raise ThreadConflict(f"thread {session.thread_id:.80} kept changing")
 
 
 def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
@@ -176,13 +372,13 @@ def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
     chat.notice = UNAVAILABLE_NOTICE
 
 
-def decision_rows(chat: ChatState) -> list[dict[str, str]]:
+async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
     """The shown thread's audit trail as rows (inside the lock): who decided what, and when."""
     db = database()
     if db is None or not chat._owner_key or not chat.thread_id:
         return []
     try:
-        records = db.decisions(chat._owner_key, chat.thread_id)
+        records = await db_call(db.decisions, chat._owner_key, chat.thread_id)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return []

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, live, orphans, persistence, routing
+from . import answers, driver, live, orphans, persistence, routing, sending
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
@@ -138,24 +138,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         await self._send_text(text)
 
     async def _send_text(self, text: Any) -> None:
-        text = str(text).strip()
-        if not text:
-            return
-        async with self:
-            session = (await driver.ready(self, self.__class__))._session()
-            self.notice = ("Wait for the current answer, or stop it." if session.running or self.status == "running"
-                           else "Answer or cancel the agent's request first."
-                           if session.tracker.pending is not None or session.tool_waits else "")
-            if self.notice:
-                return
-            if not self._client().url:
-                self.error, self.status = NO_AGENT_MESSAGE, "error"
-                return
-            if session.client is not None:
-                session.client.headers = await self.agent_headers()
-            events = session.send(text)
-            await driver.publish(self, session, full=True, starting=True)
-        await driver.drive(self, self.__class__, session, events)
+        await sending.send(self, str(text))
 
     @rx.event
     async def resync_stream(self):
@@ -164,8 +147,8 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
 
     @rx.event
     async def stop(self):
-        """Stop the run in flight (stop button), whichever worker drives it."""
-        await driver.stop(self.router.session.client_token, self.get_full_name())
+        """Stop the run in flight on the shown thread (stop button), whichever worker drives it."""
+        await driver.stop(self)
 
     @rx.event
     async def new_thread(self):
@@ -178,12 +161,13 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     @rx.event
     async def switch_thread(self, thread_id: str):
         """Show another thread (from memory or the database), with that thread's interrupts only (S25)."""
-        session = persistence.load_thread(self, thread_id)
+        await driver.ready(self, self.__class__)
+        session = await persistence.load_thread(self, str(thread_id))  # only the owner's: ids come from the page
         if session is not None:
             session.client = session.client or self._client()
-            self.thread_id = thread_id
+            self.thread_id = session.thread_id
             await driver.publish(self, session, full=True)
-            self.decisions = persistence.decision_rows(self)
+            self.decisions = await persistence.decision_rows(self)
             return self.__class__.route_interrupts
 
     @rx.event(background=True)
@@ -203,7 +187,9 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
             if not self._client().url:
                 self.error = NO_AGENT_MESSAGE
             call = await routing.route(self, self.__class__, self._session())
-        await routing.settle(self, self.__class__, call)
+        await routing.call_handler(self, call)
+        await driver.run_handlers(self, self.__class__)
+        await routing.tick_expiry(self, self.__class__)
 
     @rx.event(background=True)
     async def ensure_loaded(self):
@@ -211,7 +197,9 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
         async with self:
             chat = await driver.ready(self, self.__class__)
             call = await routing.route(self, self.__class__, chat._session())
-        await routing.settle(self, self.__class__, call)
+        await routing.call_handler(self, call)
+        await driver.run_handlers(self, self.__class__)
+        await routing.tick_expiry(self, self.__class__)
 
     def owner(self) -> str:
         """Whose threads these are: ``chat(owner=...)``'s answer, else this browser's own id (a cookie).

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
-from . import driver, persistence, routing
+from . import driver, persistence, routing, runs
 from .agui.sanitize import short_text
 from .threads_db import ThreadDBError
 
@@ -23,33 +23,47 @@ __all__ = ["ThreadListHandlers", "delete", "rename", "search"]
 TITLE_CHARS = 80
 
 
-def search(chat: ChatState, query: str) -> None:
+async def search(chat: ChatState, query: str) -> None:
     """Filter the list by title and message text (inside the lock)."""
     chat.thread_query = str(query).strip()[:200]
     db = persistence.database()
     if db is not None and chat._owner_key:
         try:
-            chat._summaries = db.threads(chat._owner_key, search=chat.thread_query or None)
+            chat._summaries = await persistence.db_call(db.threads, chat._owner_key, search=chat.thread_query or None)
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
     driver.list_threads(chat)
 
 
+def _known(chat: ChatState, thread_id: str) -> bool:
+    """One of the owner's threads as this state knows them (ids come from the page)."""
+    return bool(thread_id) and (thread_id in chat._sessions or any(s.thread_id == thread_id for s in chat._summaries))
+
+
 async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, title: str) -> None:
-    """Give a thread a title (saved first if it was only in memory); a blank one restores the default."""
+    """Give a thread a title; a blank one restores the default.
+
+    Only the title is written (a rename never writes a tab's copy of the messages over a newer
+    one). A thread that was only in memory is saved first, as a new thread.
+    """
     title = short_text(title, TITLE_CHARS)
     async with state:
-        chat = await routing.chat_of(state, chat_cls)
-        owner, session = chat._owner_key, chat._sessions.get(thread_id)
+        chat = await driver.ready(state, chat_cls)
+        if not _known(chat, thread_id):
+            return
+        session = chat._sessions.get(thread_id)
         chat._titles = {**chat._titles, thread_id: title}
         driver.list_threads(chat)
-    db = persistence.database()
-    if db is None or not owner:
-        return
-    notice = persistence.write(owner, session)
+        db = persistence.database()
+        if db is None or not chat._owner_key:
+            return
+        if session is not None and not session.revision and session.transcript.messages and not session.running:
+            await persistence.save(chat, session)  # first save: conditional on the thread not existing
+        owner = chat._owner_key
+    notice = ""
     try:
-        db.rename(owner, thread_id, title)
-        summaries = db.threads(owner, search=None)
+        await persistence.db_call(db.rename, owner, thread_id, title)
+        summaries = await persistence.db_call(db.threads, owner, search=None)
     except ThreadDBError as exc:
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
         persistence.log.warning("thread database: %s", exc)
@@ -62,26 +76,32 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
 
 
 async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> None:
-    """Delete a thread (its audit entries stay); the view moves to the newest other thread, or a new one."""
+    """Delete a thread (its audit entries stay); the view moves to the newest other thread, or a new one.
+
+    A run in flight on it is stopped first, wherever it runs; the delete leaves a tombstone, so
+    the run's last save (or a stale tab's) never brings the thread back.
+    """
     async with state:
-        chat = await routing.chat_of(state, chat_cls)
-        session = chat._sessions.get(thread_id)
-        if session is not None and session.running:
-            chat.notice = "Stop the run first: this thread is still running."
+        chat = await driver.ready(state, chat_cls)
+        if not _known(chat, thread_id):
             return
         owner = chat._owner_key
+        await runs.stop(persistence.run_key(chat, thread_id))
         chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
         chat._summaries = [s for s in chat._summaries if s.thread_id != thread_id]
+        chat._titles = {k: v for k, v in chat._titles.items() if k != thread_id}
         if chat.thread_id == thread_id:
             chat.thread_id = next(iter(row["id"] for row in chat.threads if row["id"] != thread_id), "")
-            shown = persistence.load_thread(chat, chat.thread_id) if chat.thread_id else None
+            shown = await persistence.load_thread(chat, chat.thread_id) if chat.thread_id else None
+            if shown is None:
+                chat.thread_id = ""
             await driver.publish(chat, shown or chat._session(), full=True)
             await routing.route(state, chat_cls, chat._session())
         driver.list_threads(chat)
     db = persistence.database()
     if db is not None and owner:
         try:
-            db.delete(owner, thread_id)
+            await persistence.db_call(db.delete, owner, thread_id)
         except ThreadDBError as exc:
             persistence.log.warning("thread database: %s", exc)
             async with state:
@@ -99,9 +119,9 @@ class ThreadListHandlers(rx.State, mixin=True):
     thread_query: str = ""  # the thread list's search
 
     @rx.event
-    def search_threads(self, query: str):
+    async def search_threads(self, query: str):
         """Filter the thread list by title and message text."""
-        search(cast("ChatState", self), query)
+        await search(cast("ChatState", self), query)
 
     @rx.event(background=True)
     async def rename_thread(self, form_data: dict[str, Any]):

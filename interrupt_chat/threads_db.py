@@ -39,16 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
-    Boolean,
-    Column,
-    DateTime,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
     bindparam,
     case,
     create_engine,
@@ -76,6 +66,8 @@ from .agui.records import (
 from .agui.session import AgentSession
 from .agui.transcript import MessageView, Transcript
 from .agui.transport import AgentClient
+from .store.schema import decisions_table, messages_table, schema_version_table, threads_table, tombstones_table
+from .store.schema import metadata as _metadata
 
 __all__ = [
     "DB_URL_ENV",
@@ -86,8 +78,12 @@ __all__ = [
     "DecisionRecord",
     "PendingItem",
     "SaveResult",
+    "StoredThread",
+    "ThreadConflict",
     "ThreadDB",
     "ThreadDBError",
+    "ThreadDeleted",
+    "ThreadHead",
     "ThreadSummary",
     "WaitingToolCall",
     "default_db_url",
@@ -118,6 +114,43 @@ class ThreadDBError(Exception):
     :class:`~interrupt_chat.agui.records.RecordError` cause is chained as ``__cause__``). Invalid
     arguments (an unknown decision action) raise ``ValueError`` as usual.
     """
+
+
+class ThreadConflict(Exception):
+    """A conditional write lost: the thread is not at the revision the caller read.
+
+    Another tab, worker or process wrote it since. Nothing of the write happened; read it again.
+
+    Not a :class:`ThreadDBError`: the database works, the caller's copy is stale (docs/decisions/0016).
+    """
+
+
+class ThreadDeleted(ThreadConflict):
+    """The thread was deleted (it has a tombstone): a save never brings it back."""
+
+
+@dataclass(frozen=True)
+class ThreadHead:
+    """Where one thread stands in the database, read cheaply (:meth:`ThreadDB.head`).
+
+    Attributes:
+        revision: its revision; 0 when the owner has no such thread.
+        deleted: it was deleted (a tombstone; ``revision`` is then 0).
+        in_flight: a run was claimed on it and has not been saved as ended.
+    """
+
+    revision: int
+    deleted: bool
+    in_flight: bool = False
+
+
+@dataclass(frozen=True)
+class StoredThread:
+    """One thread as read (:meth:`ThreadDB.read`): the session, its revision, and whether a run holds it."""
+
+    session: AgentSession
+    revision: int
+    in_flight: bool
 
 
 @dataclass(frozen=True)
@@ -218,11 +251,12 @@ class DecisionRecord:
 
 @dataclass(frozen=True)
 class SaveResult:
-    """What one :meth:`ThreadDB.save` wrote to ``messages``: rows inserted, updated and deleted."""
+    """What one :meth:`ThreadDB.save` wrote: message rows inserted, updated and deleted; the new revision."""
 
     inserted: int
     updated: int
     deleted: int
+    revision: int = 0
 
     @property
     def written(self) -> int:
@@ -268,65 +302,8 @@ def mask_secrets(payload: Any, schema: Any) -> Any:
     return payload
 
 
-# -- schema ------------------------------------------------------------------------------------------
-
-_metadata = MetaData()
-
-schema_version_table = Table(
-    "interrupt_chat_schema", _metadata,
-    Column("id", Integer, primary_key=True, autoincrement=False),
-    Column("version", Integer, nullable=False),
-)
-
-threads_table = Table(
-    "interrupt_chat_threads", _metadata,
-    Column("owner", String, primary_key=True),
-    Column("thread_id", String, primary_key=True),
-    Column("title", Text, nullable=False),
-    Column("title_custom", Boolean, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-    Column("version", Integer, nullable=False),
-    Column("revision", Integer, nullable=False),
-    Column("state", JSON),
-    Column("pending", JSON),
-    Column("answers", JSON),
-    Column("meta", JSON),
-    Column("last_run_id", Text),
-    Column("error", Text),
-    Column("pending_count", Integer, nullable=False),
-    Column("pending_since", DateTime(timezone=True)),
-    Index("interrupt_chat_threads_owner_updated", "owner", "updated_at"),
-)
-
-messages_table = Table(
-    "interrupt_chat_messages", _metadata,
-    Column("owner", String, primary_key=True),
-    Column("thread_id", String, primary_key=True),
-    Column("seq", Integer, primary_key=True, autoincrement=False),
-    Column("message_id", Text, nullable=False),
-    Column("role", String(32), nullable=False),
-    Column("body", JSON, nullable=False),
-    Column("text", Text, nullable=False),
-    Column("hash", String(32), nullable=False),
-)
-
-decisions_table = Table(
-    "interrupt_chat_decisions", _metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("owner", String, nullable=False),
-    Column("thread_id", String, nullable=False),
-    Column("run_id", Text),
-    Column("interrupt_id", Text, nullable=False),
-    Column("reason", Text),
-    Column("action", String(16), nullable=False),
-    Column("payload", JSON),
-    Column("at", DateTime(timezone=True), nullable=False),
-    Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
-)
-
 #: The record keys kept in ``threads.meta`` (the others have columns or message rows).
-_META_KEYS = ("toolCalls", "sealed", "trackerError", "status", "statusError", "toolWaits")
+_META_KEYS = ("toolCalls", "sealed", "trackerError", "status", "statusError", "toolWaits", "inFlight")
 
 
 # -- the database ------------------------------------------------------------------------------------
@@ -493,7 +470,8 @@ class ThreadDB:
 
     # -- threads -------------------------------------------------------------------------------
 
-    def save(self, owner: str, session: AgentSession, *, title: str | None = None) -> SaveResult:
+    def save(self, owner: str, session: AgentSession, *, title: str | None = None, revision: int | None = None,
+             in_flight: bool = False) -> SaveResult:
         """Write ``session`` as ``owner``'s thread: its row, and only the messages that changed.
 
         The messages are compared, by digest, with what this ThreadDB last saved for the thread
@@ -505,27 +483,43 @@ class ThreadDB:
             owner: whose thread it is (e.g. a tab's client token and the chat's name).
             session: the thread; its ``thread_id`` is the key.
             title: rename the thread (else: the title given earlier, or the first user message).
+            revision: write only if the thread is at this revision (0: only if it does not exist
+                yet), else raise :class:`ThreadConflict`: the write is conditional
+                (``UPDATE … WHERE revision = :seen``), so of two writers that read the same
+                revision exactly one wins. None: last writer wins (retried on a race; for tools).
+            in_flight: a run is claimed on the thread (:meth:`head` and :meth:`read` say so
+                until a save without it).
 
         Returns:
-            The message rows inserted, updated and deleted.
+            The message rows inserted, updated and deleted, and the thread's new revision (the
+            session's ``revision`` is set to it too).
 
         Raises:
+            ThreadConflict: ``revision`` is not the thread's (:class:`ThreadDeleted`: it was deleted,
+                whatever ``revision`` says); nothing was written.
             ThreadDBError: the database failed; nothing of this save was written.
         """
         key = (owner, session.thread_id)
         known = self._known_for(key)
         record = session_record(session, messages=False)
+        if in_flight:
+            record["inFlight"] = True
         scanned = known.memo.scan(session.transcript)  # converts only the messages that changed
         for attempt in range(3):
             try:
                 with self._lock:  # the write and what we remember of it change together
                     with self._transaction("save the thread", write=True) as conn:
-                        result = self._save(conn, owner, session, record, scanned, title, known)
+                        result = self._save(conn, owner, session, record, scanned, title, known, revision)
                     known.stored, known.digests = known.next, [digest for _, digest in scanned]
                     self._damaged.discard(key)
+                session.revision = result.revision
                 return result
-            except _Conflict:
+            except _Conflict as exc:
                 known.stored = None
+                if revision is not None or exc.deleted:
+                    raise (ThreadDeleted if exc.deleted else ThreadConflict)(
+                        f"thread {session.thread_id:.80} {'was deleted' if exc.deleted else 'changed'} "
+                        f"since revision {revision}") from None
                 log.info("thread %s was saved elsewhere meanwhile; saving again (%d)", session.thread_id, attempt + 1)
             except ThreadDBError:
                 known.stored = None
@@ -533,18 +527,13 @@ class ThreadDB:
         raise ThreadDBError(f"thread database: could not save thread {session.thread_id}: it kept changing")
 
     def _save(self, conn: Connection, owner: str, session: AgentSession, record: dict[str, Any],
-              scanned: list[tuple[MessageView, str]], title: str | None, known: _Known) -> SaveResult:
+              scanned: list[tuple[MessageView, str]], title: str | None, known: _Known,
+              expected: int | None) -> SaveResult:
         key = (owner, session.thread_id)
         where = {"w_owner": owner, "w_thread": session.thread_id}
         digests = [digest for _, digest in scanned]
         damaged = key in self._damaged
-        stored: _Stored | None
-        if known.stored is not None and known.digests is not None and not damaged:
-            stored, old = known.stored, known.digests  # what our last save or load left: no read needed
-        else:
-            row = conn.execute(_SELECT_THREAD, where).first()
-            stored = _Stored(row.revision, _pending_identity(row.pending, row.meta)) if row else None
-            old = [] if stored is None or damaged else list(conn.execute(_SELECT_HASHES, where).scalars())
+        stored, old = _stored_row(conn, where, known, damaged, expected)
         now = self._stamp()
         values = _thread_values(record, now)
         renamed = title is not None and bool(title.strip())
@@ -558,6 +547,8 @@ class ThreadDB:
             values["pending_since"] = now if values["pending_count"] else None
         rewritten = 0
         if stored is None:
+            if _tombstoned(conn, where):  # deleted: a late save (a run that ended after it) never resurrects it
+                raise _Conflict(deleted=True)
             revision = 1
             if not renamed:
                 values["title"], values["title_custom"] = values.pop("default_title"), False
@@ -570,8 +561,8 @@ class ThreadDB:
             revision = stored.revision + 1
             statement = _UPDATE_THREAD if renamed else _UPDATE_THREAD_KEEPING_TITLE
             updated = conn.execute(statement, {**where, "w_revision": stored.revision, "revision": revision, **values})
-            if updated.rowcount != 1:  # another process saved (or deleted) the thread meanwhile: read it again
-                raise _Conflict
+            if updated.rowcount != 1:  # another writer saved (or deleted) the thread meanwhile: read it again
+                raise _Conflict(deleted=_tombstoned(conn, where))
             if damaged:  # a row may differ from its digest: write every message again
                 rewritten = conn.execute(_DELETE_MESSAGES_FROM, {**where, "w_seq": 0}).rowcount
         changed = [seq for seq in range(min(len(old), len(digests))) if old[seq] != digests[seq]]
@@ -586,7 +577,7 @@ class ThreadDB:
                                             **_message_row(session.transcript, *scanned[seq])} for seq in added])
         known.next = _Stored(revision, identity)
         deleted = max(0, len(old) - len(digests)) + rewritten
-        return SaveResult(inserted=len(added), updated=len(changed), deleted=deleted)
+        return SaveResult(inserted=len(added), updated=len(changed), deleted=deleted, revision=revision)
 
     def _known_for(self, key: tuple[str, str]) -> _Known:
         with self._lock:
@@ -607,6 +598,17 @@ class ThreadDB:
         Raises:
             ThreadDBError: the database failed, or the thread's rows do not parse.
         """
+        stored = self.read(owner, thread_id, client)
+        return stored.session if stored is not None else None
+
+    def read(self, owner: str, thread_id: str, client: AgentClient | None = None) -> StoredThread | None:
+        """``owner``'s thread as :meth:`load` reads it, with its revision and whether a run holds it.
+
+        The session's ``revision`` is set to the revision read: pass it back to :meth:`save`.
+
+        Raises:
+            ThreadDBError: the database failed, or the thread's rows do not parse.
+        """
         try:
             return self._load(owner, thread_id, client)
         except ThreadDBError as exc:
@@ -616,7 +618,7 @@ class ThreadDB:
                     self._damaged.add((owner, thread_id))  # a row does not parse: its next save writes every row
             raise
 
-    def _load(self, owner: str, thread_id: str, client: AgentClient | None) -> AgentSession | None:
+    def _load(self, owner: str, thread_id: str, client: AgentClient | None) -> StoredThread | None:
         t, m = threads_table, messages_table
         with self._transaction(f"load thread {thread_id:.80}") as conn:
             row = conn.execute(select(t).where((t.c.owner == owner) & (t.c.thread_id == thread_id))).first()
@@ -627,17 +629,36 @@ class ThreadDB:
             meta = row.meta if row.meta is not None else {}
             if not isinstance(meta, dict):
                 raise RecordError(f"thread {thread_id:.80}: meta is not an object")
-            record = {**{k: v for k, v in meta.items() if k in _META_KEYS or k not in _COLUMN_KEYS},
+            in_flight = bool(meta.get("inFlight"))
+            record = {**{k: v for k, v in meta.items()
+                         if k != "inFlight" and (k in _META_KEYS or k not in _COLUMN_KEYS)},
                       "version": row.version, "threadId": row.thread_id, "messages": [r.body for r in rows],
                       "state": row.state, "pending": row.pending, "answers": row.answers,
                       "lastRunId": row.last_run_id, "error": row.error}
             session = session_from_record(record, client)
+        session.revision = row.revision
         known = self._known_for((owner, thread_id))
         known.memo.scan(session.transcript)  # so the next save converts only what changes after this load
         with self._lock:
             known.stored = _Stored(row.revision, _pending_identity(row.pending, row.meta))
             known.digests = [r.hash for r in rows]
-        return session
+        return StoredThread(session, row.revision, in_flight)
+
+    def head(self, owner: str, thread_id: str) -> ThreadHead:
+        """The thread's revision (0: none), whether it was deleted and whether a run holds it: one small read.
+
+        What a tab checks before it acts on its copy (docs/decisions/0016).
+
+        Raises:
+            ThreadDBError: the database failed.
+        """
+        where = {"w_owner": owner, "w_thread": thread_id}
+        with self._transaction("read the thread's revision") as conn:
+            row = conn.execute(select(threads_table.c.revision, threads_table.c.meta).where(_W_THREAD), where).first()
+            if row is None:
+                return ThreadHead(0, _tombstoned(conn, where))
+        meta = row.meta if isinstance(row.meta, dict) else {}
+        return ThreadHead(row.revision, False, bool(meta.get("inFlight")))
 
     def threads(self, owner: str, search: str | None = None) -> list[ThreadSummary]:
         """``owner``'s threads, newest (last saved) first.
@@ -687,6 +708,9 @@ class ThreadDB:
     def delete(self, owner: str, thread_id: str) -> bool:
         """Delete ``owner``'s thread and its messages (its audit entries stay: the trail is append-only).
 
+        The thread leaves a tombstone: no later save (a run that ends after the delete, a stale tab)
+        brings it back (:class:`ThreadDeleted`).
+
         Returns:
             False when the owner has no such thread.
 
@@ -697,6 +721,9 @@ class ThreadDB:
         with self._transaction("delete the thread", write=True) as conn:
             conn.execute(m.delete().where((m.c.owner == owner) & (m.c.thread_id == thread_id)))
             found = conn.execute(t.delete().where((t.c.owner == owner) & (t.c.thread_id == thread_id))).rowcount == 1
+            if not _tombstoned(conn, {"w_owner": owner, "w_thread": thread_id}):  # a late save never resurrects it
+                conn.execute(tombstones_table.insert().values(owner=owner, thread_id=thread_id,
+                                                              deleted_at=self._stamp()))
         with self._lock:
             self._known.pop((owner, thread_id), None)
         return found
@@ -808,7 +835,30 @@ def _check_tables(conn: Connection) -> None:
 
 
 class _Conflict(Exception):
-    """Another writer changed the thread between our read and our write: save again."""
+    """Another writer changed the thread between our read and our write: save again (or refuse)."""
+
+    def __init__(self, *, deleted: bool = False) -> None:
+        super().__init__("conflict")
+        self.deleted = deleted
+
+
+def _stored_row(conn: Connection, where: dict[str, Any], known: _Known, damaged: bool,
+                expected: int | None) -> tuple[_Stored | None, list[str]]:
+    """The row a save replaces and its messages' digests: remembered, else read (checked against ``expected``)."""
+    cached = known.stored is not None and (expected is None or known.stored.revision == expected)
+    if cached and known.stored is not None and known.digests is not None and not damaged:
+        return known.stored, known.digests  # what our last save or load left: no read needed
+    row = conn.execute(_SELECT_THREAD, where).first()
+    stored = _Stored(row.revision, _pending_identity(row.pending, row.meta)) if row else None
+    if expected is not None and (stored.revision if stored else 0) != expected:
+        raise _Conflict(deleted=_tombstoned(conn, where))
+    return stored, [] if stored is None or damaged else list(conn.execute(_SELECT_HASHES, where).scalars())
+
+
+def _tombstoned(conn: Connection, where: dict[str, Any]) -> bool:
+    tombstone = tombstones_table
+    return conn.execute(select(tombstone.c.thread_id).where(
+        (tombstone.c.owner == where["w_owner"]) & (tombstone.c.thread_id == where["w_thread"]))).first() is not None
 
 
 @dataclass(frozen=True)
@@ -882,7 +932,7 @@ def _custom_title(title: str) -> str:
 
 def _thread_values(record: dict[str, Any], now: datetime) -> dict[str, Any]:
     """A session record's ``threads`` columns (title and ``pending_since`` aside)."""
-    pending, meta = record["pending"], {k: record[k] for k in _META_KEYS}
+    pending, meta = record["pending"], {k: record[k] for k in _META_KEYS if k in record}
     return {"updated_at": now, "version": RECORD_VERSION, "state": record["state"], "pending": pending,
             "answers": record["answers"], "meta": meta, "last_run_id": record["lastRunId"], "error": record["error"],
             "pending_count": _pending_count(pending, meta)}

@@ -10,12 +10,14 @@ run. Answering runs in the chat's lock, so a double click sends one result (S28)
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
-from . import driver, persistence
+from . import driver, persistence, routing
 from .agui import AgentSession, FrontendTool, FrontendTools, RunInFlight, ToolCallNotWaiting
+from .forms import FormError, check_answer
 from .mixins import ConcreteSubclasses
 from .views import ToolWaitRow
 
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
     from .state import ChatState
 
 __all__ = ["FrontendToolState", "ToolHandlers", "answer", "attach"]
+
+log = logging.getLogger(__name__)
+CLAIM_ATTEMPTS = 3
 
 
 class FrontendToolState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -60,7 +65,8 @@ class FrontendToolState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         tool_call_id = str(data.pop("tool_call_id", ""))
         async with self:
             chat = await driver.ready(self, self._chat())  # a fresh state (a restart) loads the thread first
-            wait = next((w for w in chat._session().tool_waits if w.tool_call_id == tool_call_id), None)
+            session = await persistence.load_thread(chat, chat.thread_id)
+            wait = next((w for w in session.tool_waits if w.tool_call_id == tool_call_id), None) if session else None
         if wait is not None:
             await answer(self, self._chat(), tool_call_id, self.result(wait.args, data))
 
@@ -99,14 +105,15 @@ class ToolHandlers(rx.State, mixin=True):
         """The app's edit of the shared state: the next run sends it (S32). Not while a run is in flight."""
         async with self:
             chat = cast("ChatState", self)
-            session = (await driver.ready(chat, chat.__class__))._session()
-            if session.running:
+            await driver.ready(chat, chat.__class__)
+            fresh = await persistence.refresh(chat, chat.thread_id)
+            session = chat._session()
+            if session.running or fresh.busy:
                 chat.notice = "Wait for the current answer before changing the shared state."
                 return
             session.set_state(state)
+            await persistence.save(chat, session)  # conditional: a stale copy is refused with a notice
             await driver.publish(chat, session)
-            owner = chat._owner_key
-        persistence.write(owner, session)
 
 
 def attach(session: AgentSession, chat_cls: type[ChatState]) -> AgentSession:
@@ -118,22 +125,49 @@ def attach(session: AgentSession, chat_cls: type[ChatState]) -> AgentSession:
 
 async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, result: Any, *,
                  declined: bool = False) -> None:
-    """Answer a waiting call in the chat's lock, then drive the next run if it was the last (S28)."""
+    """Answer a waiting call in the chat's lock, then drive the next run if it was the last (S28).
+
+    The result is written conditionally on the revision the copy was read at, and the next run is
+    claimed before it starts: of two tabs, workers or a restarted backend answering the same call,
+    exactly one result is sent. Results are bounded like interrupt answers.
+    """
+    try:
+        check_answer(result)
+    except FormError as exc:
+        async with state:
+            (await routing.chat_of(state, chat_cls)).notice = f"The tool's result was not sent: {exc}"
+        return
     async with state:
         chat = await driver.ready(state, chat_cls)  # a fresh state (a restart) loads the thread first
-        session = chat._session()
-        try:
-            if session.client is not None:
-                session.client.headers = await chat.agent_headers()
-            events = session.decline(tool_call_id) if declined else session.respond(tool_call_id, result)
-        except ToolCallNotWaiting:  # answered already (a double click, another tab): nothing is sent again
-            return
-        except RunInFlight:
-            chat.notice = "Wait for the current answer, or stop it."
+        for _ in range(CLAIM_ATTEMPTS):
+            fresh = await persistence.refresh(chat, chat.thread_id)
+            session = chat._session()
+            if fresh.busy or session.running:
+                chat.notice = "Wait for the current answer, or stop it."
+                return
+            try:
+                if session.client is not None:
+                    session.client.headers = await chat.agent_headers()
+                events = session.decline(tool_call_id) if declined else session.respond(tool_call_id, result)
+            except ToolCallNotWaiting:  # answered already (a double click, another tab): nothing is sent again
+                if fresh.replaced:
+                    await driver.publish(chat, session, full=True)
+                return
+            except RunInFlight:
+                chat.notice = "Wait for the current answer, or stop it."
+                return
+            except Exception:  # chat(headers=fn) raised: nothing is sent, the call still waits
+                log.exception("chat(headers=...) raised; the tool's result was not sent")
+                chat.notice = "The tool's result could not be sent (the request could not be prepared). Try again."
+                return
+            claim = await persistence.commit(chat, session, in_flight=session.running)
+            if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
+                break
+            await events.aclose()  # never started
+            await persistence.reload(chat, session.thread_id)  # another tab wrote first: see where it stands
+        else:
+            chat.notice = persistence.CONFLICT_NOTICE
             return
         await driver.publish(chat, session, full=True, starting=session.running)
-        owner = chat._owner_key
     if session.running:  # the last answer: the next run takes the results to the agent
         await driver.drive(state, chat_cls, session, events)
-    else:
-        persistence.write(owner, session)

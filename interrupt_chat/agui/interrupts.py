@@ -411,6 +411,17 @@ class InterruptTracker:
             return Decision("ignored", interrupt_id=interrupt_id)
         return self._record(pending, ResumeEntry(interrupt_id=target.id, status="cancelled"))
 
+    def carry(self, entry: ResumeEntry) -> bool:
+        """Record an answer another copy of this thread holds for the same open set (not sealed).
+
+        For a thread store that replaced a stale copy: answers it never stores (masked, S23) are
+        carried over instead of asked again. Returns False when the entry does not fit the set.
+        """
+        if self.pending is None or self._sealed or entry.interrupt_id not in self.pending.ids:
+            return False
+        self._answers[entry.interrupt_id] = entry
+        return True
+
     def _answerable(self, verb: str) -> Pending | None:
         if self.pending is None:
             log.debug("%s ignored: nothing is pending", verb)

@@ -75,6 +75,7 @@ class AgentSession:
         self.forwarded_props: dict[str, Any] = {}
         self.error: str | None = None
         self.last_run_id: str | None = None
+        self.revision = 0  # the thread store's revision this copy was read at or last written as (0: never stored)
         self._automatic_runs = 0
         self._run: AgentRun | None = None
         self._claimed = False  # send()/submit() returned a run that has not started streaming yet
@@ -99,6 +100,7 @@ class AgentSession:
                             ("forwarded_props", dict)):
             self.__dict__.setdefault(name, empty())
         self.__dict__.setdefault("_automatic_runs", 0)
+        self.__dict__.setdefault("revision", 0)
 
     # -- building inputs -------------------------------------------------------------------------
 

@@ -29,15 +29,15 @@ class _InboxActions:
     submitting = rx.Var.create(False)
 
     def __init__(self, state: type[ChatState], card: Any) -> None:
-        self._state, self._thread = state, card.thread_id
+        self._state, self._thread, self._run = state, card.thread_id, card.run_id
         self.submit_form = state.inbox_submit_form
         self.approve_edited = state.inbox_approve_edited
 
     def resolve(self, payload: Any = None, interrupt_id: Any = None) -> Any:
-        return self._state.inbox_resolve(self._thread, payload, interrupt_id)
+        return self._state.inbox_resolve(self._thread, payload, interrupt_id, self._run)
 
     def cancel(self, interrupt_id: Any = None) -> Any:
-        return self._state.inbox_cancel(self._thread, interrupt_id)
+        return self._state.inbox_cancel(self._thread, interrupt_id, self._run)
 
 
 def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:

@@ -68,7 +68,8 @@ def _testid(name: str, **extra: Any) -> dict[str, Any]:
 
 def _hidden_id(card: Any) -> rx.Component:
     return rx.fragment(rx.el.input(type="hidden", name="__interrupt_id", value=card.id),
-                       rx.el.input(type="hidden", name="__thread_id", value=card.thread_id))
+                       rx.el.input(type="hidden", name="__thread_id", value=card.thread_id),
+                       rx.el.input(type="hidden", name="__run_id", value=card.run_id))
 
 
 def _field(field: Any) -> rx.Component:

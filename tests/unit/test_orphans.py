@@ -50,7 +50,7 @@ async def test_a_run_nobody_drives_ends_as_failed_and_keeps_the_thread(chat_cls)
 
 async def test_a_run_this_process_drives_is_left_to_its_driver(chat_cls):
     chat = left_running(chat_cls)
-    key = orphans.key_of(chat, chat_cls)
+    key = await orphans.key_of(chat, chat_cls)
     session = chat._session()
     await runs.add(key, session)
     try:

@@ -1,0 +1,80 @@
+"""The thread database's tables (SQLAlchemy Core), shared by the store's modules.
+
+- ``interrupt_chat_schema``: the schema version.
+- ``interrupt_chat_threads``: one row per (owner, thread); ``revision`` is the arbiter of every
+  write (docs/decisions/0016).
+- ``interrupt_chat_messages``: one row per AG-UI message.
+- ``interrupt_chat_decisions``: the append-only audit trail.
+- ``interrupt_chat_tombstones``: the threads that were deleted; a save never brings one back.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
+
+__all__ = ["decisions_table", "messages_table", "metadata", "schema_version_table", "threads_table",
+           "tombstones_table"]
+
+# -- schema ------------------------------------------------------------------------------------------
+
+metadata = MetaData()
+
+schema_version_table = Table(
+    "interrupt_chat_schema", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", Integer, nullable=False),
+)
+
+threads_table = Table(
+    "interrupt_chat_threads", metadata,
+    Column("owner", String, primary_key=True),
+    Column("thread_id", String, primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("title_custom", Boolean, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("state", JSON),
+    Column("pending", JSON),
+    Column("answers", JSON),
+    Column("meta", JSON),
+    Column("last_run_id", Text),
+    Column("error", Text),
+    Column("pending_count", Integer, nullable=False),
+    Column("pending_since", DateTime(timezone=True)),
+    Index("interrupt_chat_threads_owner_updated", "owner", "updated_at"),
+)
+
+messages_table = Table(
+    "interrupt_chat_messages", metadata,
+    Column("owner", String, primary_key=True),
+    Column("thread_id", String, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("message_id", Text, nullable=False),
+    Column("role", String(32), nullable=False),
+    Column("body", JSON, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("hash", String(32), nullable=False),
+)
+
+decisions_table = Table(
+    "interrupt_chat_decisions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("owner", String, nullable=False),
+    Column("thread_id", String, nullable=False),
+    Column("run_id", Text),
+    Column("interrupt_id", Text, nullable=False),
+    Column("reason", Text),
+    Column("action", String(16), nullable=False),
+    Column("payload", JSON),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
+)
+
+tombstones_table = Table(
+    "interrupt_chat_tombstones", metadata,
+    Column("owner", String, primary_key=True),
+    Column("thread_id", String, primary_key=True),
+    Column("deleted_at", DateTime(timezone=True), nullable=False),
+)
