@@ -18,6 +18,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 UNAVAILABLE_NOTICE = "Threads cannot be saved right now; this chat keeps working, but only in this window."
 CONFLICT_NOTICE = "This thread changed in another window meanwhile; reload to see where it stands."
 ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
+CLAIM_GRACE_SECONDS = 5.0  # a run's claim this young is not read as orphaned: its driver registers right after it
 
 _db: ThreadDB | None = None
 _db_url = ""
@@ -154,7 +156,7 @@ async def refresh(chat: ChatState, thread_id: str) -> Fresh:
         chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
         return Fresh(deleted=True)
     if head.revision == 0 or head.revision == mine.revision:  # never stored, or current
-        return Fresh(busy=head.in_flight and await driven(chat, thread_id))
+        return Fresh(busy=head.in_flight and await _claimed(chat, thread_id, head.updated_at))
     stored = await _read(chat, thread_id)
     if stored is None:
         return Fresh()
@@ -222,9 +224,15 @@ async def _read(chat: ChatState, thread_id: str) -> StoredThread | None:
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return None
-    if stored is not None and stored.in_flight and not await driven(chat, thread_id):
+    if stored is not None and stored.in_flight and not await _claimed(chat, thread_id, stored.updated_at):
         stored = await _orphaned(chat, stored)
     return stored
+
+
+async def _claimed(chat: ChatState, thread_id: str, since: datetime | None) -> bool:
+    """A run's claim still holds: its driver is alive, or it was made a moment ago (the driver registers next)."""
+    young = since is not None and (datetime.now(UTC) - since).total_seconds() < CLAIM_GRACE_SECONDS
+    return young or await driven(chat, thread_id)
 
 
 async def driven(chat: ChatState, thread_id: str) -> bool:
@@ -270,23 +278,21 @@ async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = Fa
 
     The claim that makes every action happen once: of two tabs (or workers) that read the same
     revision and act on it, one writes and the other gets :attr:`Commit.LOST`. ``in_flight``: a run
-    is about to start (it is registered first, so no other process reads the claim as orphaned).
+    is about to start; the winner registers it at once (a claim younger than
+    :data:`CLAIM_GRACE_SECONDS` counts as driven meanwhile, so nobody reads it as orphaned).
     """
     db = database()
     if db is None or not chat._owner_key:
         return Commit.LOCAL
-    key = run_key(chat, session.thread_id)
-    if in_flight:
-        await runs.add(key, session)
     try:
         await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight)
     except ThreadConflict as exc:
-        if in_flight:
-            await runs.remove(key, session)
         return Commit.DELETED if isinstance(exc, ThreadDeleted) else Commit.LOST
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return Commit.LOCAL
+    if in_flight:
+        await runs.add(run_key(chat, session.thread_id), session)
     return Commit.WON
 
 

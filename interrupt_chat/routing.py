@@ -26,6 +26,8 @@ __all__ = ["HandlerCall", "call_handler", "chat_of", "configs_of", "route", "set
 
 log = logging.getLogger(__name__)
 
+_COUNTDOWNS: dict[tuple[str, str], object] = {}  # (client token, chat) -> the countdown running in this process
+
 
 @dataclass(frozen=True)
 class HandlerCall:
@@ -143,16 +145,30 @@ async def _run_handler(config: InterruptState, props: dict[str, Any]) -> Any:
 
 
 async def tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
-    """Count expiring cards down once a second until they expire or the set goes away (S11)."""
+    """Count expiring cards down once a second until they expire or the set goes away (S11).
+
+    One countdown per tab and chat: a route, load, switch or answer while one runs leaves it to
+    that one (it reads the cards afresh each second), so triggers never pile up loops.
+    """
+    key, mine = (state.router.session.client_token, chat_cls.get_full_name()), object()
     async with state:
+        if key in _COUNTDOWNS:
+            return
         counting = await _refresh_expiry(state, chat_cls, None)
-    while counting:
-        await asyncio.sleep(1.0)
-        async with state:
-            session = (await chat_of(state, chat_cls))._session()
-            if session.tracker.pending is None or session.running:
-                return
-            counting = await _refresh_expiry(state, chat_cls, session)
+        if counting:
+            _COUNTDOWNS[key] = mine
+    try:
+        while counting:
+            await asyncio.sleep(1.0)
+            async with state:
+                session = (await chat_of(state, chat_cls))._session()
+                counting = (session.tracker.pending is not None and not session.running
+                            and await _refresh_expiry(state, chat_cls, session))
+                if not counting:
+                    _COUNTDOWNS.pop(key, None)  # in the lock: a trigger after this starts its own
+    finally:
+        if _COUNTDOWNS.get(key) is mine:
+            del _COUNTDOWNS[key]
 
 
 async def _refresh_expiry(state: rx.State, chat_cls: type[ChatState], session: AgentSession | None) -> bool:

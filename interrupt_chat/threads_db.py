@@ -137,11 +137,13 @@ class ThreadHead:
         revision: its revision; 0 when the owner has no such thread.
         deleted: it was deleted (a tombstone; ``revision`` is then 0).
         in_flight: a run was claimed on it and has not been saved as ended.
+        updated_at: its last save (aware, UTC); None when there is no such thread.
     """
 
     revision: int
     deleted: bool
     in_flight: bool = False
+    updated_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ class StoredThread:
     session: AgentSession
     revision: int
     in_flight: bool
+    updated_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -642,7 +645,7 @@ class ThreadDB:
         with self._lock:
             known.stored = _Stored(row.revision, _pending_identity(row.pending, row.meta))
             known.digests = [r.hash for r in rows]
-        return StoredThread(session, row.revision, in_flight)
+        return StoredThread(session, row.revision, in_flight, _aware(row.updated_at))
 
     def head(self, owner: str, thread_id: str) -> ThreadHead:
         """The thread's revision (0: none), whether it was deleted and whether a run holds it: one small read.
@@ -654,11 +657,12 @@ class ThreadDB:
         """
         where = {"w_owner": owner, "w_thread": thread_id}
         with self._transaction("read the thread's revision") as conn:
-            row = conn.execute(select(threads_table.c.revision, threads_table.c.meta).where(_W_THREAD), where).first()
+            row = conn.execute(select(threads_table.c.revision, threads_table.c.meta, threads_table.c.updated_at)
+                               .where(_W_THREAD), where).first()
             if row is None:
                 return ThreadHead(0, _tombstoned(conn, where))
         meta = row.meta if isinstance(row.meta, dict) else {}
-        return ThreadHead(row.revision, False, bool(meta.get("inFlight")))
+        return ThreadHead(row.revision, False, bool(meta.get("inFlight")), _aware(row.updated_at))
 
     def threads(self, owner: str, search: str | None = None) -> list[ThreadSummary]:
         """``owner``'s threads, newest (last saved) first.
