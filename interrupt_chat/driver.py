@@ -88,13 +88,14 @@ def keep(chat: ChatState, session: AgentSession) -> None:
     """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them.
 
     Memory holds only what it must: the shown thread, threads with a run in flight here, and
-    (without a database, or before their first save) threads with messages. The rest is in the
-    database, read again when shown; an empty thread that is not shown is dropped.
+    threads with messages that the database's list does not hold yet (without a database: all of
+    them). The rest is read again from the database when shown; an empty thread that is not
+    shown is dropped.
     """
-    stored = persistence.database() is not None
+    listed = {s.thread_id for s in chat._summaries} if persistence.database() is not None else set()
     kept = {thread_id: copy for thread_id, copy in chat._sessions.items()
             if thread_id in (chat.thread_id, session.thread_id) or copy.running
-            or (copy.transcript.messages and not (stored and copy.revision))}
+            or (copy.transcript.messages and not (copy.revision and thread_id in listed))}
     kept[session.thread_id] = session
     chat._sessions = kept
     chat._titles = {k: v for k, v in chat._titles.items()
@@ -181,9 +182,13 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         notice = await persistence.write(owner, session, in_flight=handlers)  # after the lock, off the loop
         if not handlers:  # removed once the end is saved: until then the claim has a live driver
             await runs.remove(key, session)
-        if notice:
-            async with state:
-                (await routing.chat_of(state, chat_cls)).notice = notice
+        summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
+        async with state:
+            chat = await routing.chat_of(state, chat_cls)
+            chat.notice = notice or chat.notice
+            if summaries is not None and not chat.thread_query:
+                chat._summaries = summaries
+                list_threads(chat)
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
         await drive(state, chat_cls, session, session.answer_handlers())

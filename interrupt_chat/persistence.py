@@ -33,6 +33,7 @@ from .threads_db import (
     ThreadDB,
     ThreadDBError,
     ThreadDeleted,
+    ThreadSummary,
     default_db_url,
 )
 
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CONFLICT_NOTICE", "DB_URL_ENV", "ORPHANED_MESSAGE", "UNAVAILABLE_NOTICE", "Audit", "Commit", "Fresh",
            "carry_answers", "commit", "database", "db_call", "decision_rows", "driven", "expired_audits", "forget",
-           "load_thread", "owner_of", "refresh", "reload", "restore", "run_key", "save", "set_identity", "unavailable",
-           "write"]
+           "load_thread", "owner_of", "refresh", "reload", "restore", "run_key", "save", "set_identity", "summaries",
+           "unavailable", "write"]
 
 T = TypeVar("T")
 
@@ -376,6 +377,18 @@ def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
     """Log a database failure and show the one notice (inside the lock); the chat goes on in memory."""
     log.warning("thread database: %s", exc)
     chat.notice = UNAVAILABLE_NOTICE
+
+
+async def summaries(owner: str) -> list[ThreadSummary] | None:
+    """The owner's thread list from the database (after the lock); None without one, or when it fails."""
+    db = database()
+    if db is None or not owner:
+        return None
+    try:
+        return await db_call(db.threads, owner)
+    except ThreadDBError as exc:
+        log.warning("thread database: %s", exc)
+        return None
 
 
 async def decision_rows(chat: ChatState) -> list[dict[str, str]]:

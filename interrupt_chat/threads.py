@@ -121,7 +121,7 @@ class ThreadListHandlers(rx.State, mixin=True):
     @rx.event
     async def search_threads(self, query: str):
         """Filter the thread list by title and message text."""
-        await search(cast("ChatState", self), query)
+        await search(await driver.ready(self, _chat(self)), query)
 
     @rx.event(background=True)
     async def rename_thread(self, form_data: dict[str, Any]):

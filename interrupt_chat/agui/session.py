@@ -250,9 +250,16 @@ class AgentSession:
                 self._record(wait, error_result(wait.error))
 
     def cancel(self) -> bool:
-        """Stop the run in flight (stop button). Returns False when nothing was running."""
+        """Stop the run in flight (stop button). Returns False when nothing was running.
+
+        A run handed out by ``send``/``submit`` that has not started streaming yet is stopped as
+        soon as it starts (a stop that lands between the claim and the first read is not lost).
+        """
         if self._run is None:
-            return False
+            if not self._claimed:
+                return False
+            self._stop_requested = True
+            return True
         self._run.cancel()
         return True
 
@@ -273,6 +280,8 @@ class AgentSession:
         self.transcript.status, self.transcript.error = "running", None
         client = self.client or AgentClient("")  # restored from a pickle without a client: a clear error
         run = self._run = client.run(run_input)
+        if self.__dict__.pop("_stop_requested", False):
+            run.cancel()
         self.tracker.new_stream()
         chunks, verifier = ChunkExpander(), Verifier()
         started = finished = False

@@ -177,8 +177,9 @@ class AgentRun:
         self.cancelled = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        else:
-            self._put_nowait(RunCancelled("the run was stopped"))
+        # wake the consumer now: a cancellation that lands while the request connects can be swallowed
+        # by the HTTP client, and the reader would then go on (aclose cancels it again)
+        self._put_nowait(RunCancelled("the run was stopped"))
 
     async def aclose(self) -> None:
         """Stop reading: cancel the reader task, which closes the HTTP response (safe to call twice)."""

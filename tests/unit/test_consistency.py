@@ -334,7 +334,7 @@ async def test_finding05_another_users_threads_do_not_leak(chats, agent, databas
 async def test_finding06_a_thread_deleted_while_it_runs_stays_deleted(chats, agent, database):
     a = await Tab(chats["slow"], agent[3]).load()
     run = asyncio.create_task(a.send("long"))
-    await wait_for(lambda: a.chat.thread_id in a.chat._sessions and a.session.running)
+    await wait_for(lambda: runs.local((a.chat._owner_key, a.chat.thread_id)) is not None)  # claimed and running
     thread_id, owner = a.chat.thread_id, a.chat._owner_key
     b = Tab(chats["slow"], agent[3])  # another worker's copy after a Redis round trip: not running
     b.chat._sessions = pickle.loads(pickle.dumps(a.chat._sessions))
@@ -352,11 +352,11 @@ async def test_finding06_a_thread_deleted_while_it_runs_stays_deleted(chats, age
 async def test_finding07_stop_and_liveness_belong_to_the_thread_not_the_tab(chats, agent):
     a = await Tab(chats["slow"], agent[3]).load()
     first = asyncio.create_task(a.send("long"))
-    await wait_for(lambda: a.chat.thread_id in a.chat._sessions and a.session.running)
+    await wait_for(lambda: runs.local((a.chat._owner_key, a.chat.thread_id)) is not None)  # claimed and running
     b = await Tab(chats["slow"], agent[3]).load()
     await b.cls.new_thread.fn(b.chat)
     second = asyncio.create_task(b.send("long"))
-    await wait_for(lambda: b.chat.thread_id in b.chat._sessions and b.session.running)
+    await wait_for(lambda: runs.local((b.chat._owner_key, b.chat.thread_id)) is not None)
     owner, thread_1, thread_2 = a.chat._owner_key, a.chat.thread_id, b.chat.thread_id
     assert thread_1 != thread_2 and await runs.alive((owner, thread_1)) and await runs.alive((owner, thread_2))
     await b.cls.stop.fn(b.chat)  # the shown thread's run only

@@ -32,14 +32,17 @@ from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState
 from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
-from tests.unit.test_consistency import Steps, Tab
+from tests.unit.test_consistency import Steps, Tab, page  # noqa: F401 - page: the autouse fixture
 
 pytestmark = pytest.mark.loopback
 
 SEED = int(os.environ.get("IC_RANDOM_SEED", "4"))
 STEPS = int(os.environ.get("IC_RANDOM_STEPS", "150"))
 SCENARIOS = ("approval", "multi", "steps", "legacy", "choice", "hello")
+class RandomSteps(Steps):
+    """The steps tool for this test's own chat (a tool state serves one chat)."""
+
+
 WORKER: contextvars.ContextVar[int] = contextvars.ContextVar("worker", default=0)
 
 
@@ -59,13 +62,6 @@ def workers(monkeypatch, tmp_path) -> Iterator[list[ThreadDB]]:
     yield dbs
     for db in dbs:
         db.close()
-
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 class Player:
@@ -106,7 +102,7 @@ async def act(player: Player, rng: random.Random, n: int, errors: list[str]) -> 
         elif action == "tool":
             if chat.tool_waits:
                 row = rng.choice(chat.tool_waits)
-                await Steps.respond.fn(await tab.tool(Steps), row.id, {"steps": [n]})
+                await RandomSteps.respond.fn(await tab.tool(RandomSteps), row.id, {"steps": [n]})
         elif action == "rename" and chat.threads:
             row = rng.choice(chat.threads)
             await cls.rename_thread.fn(chat, {"thread_id": row["id"], "title": f"{tab.owner} title {n}"})
@@ -131,7 +127,7 @@ def owner_of_text(text: str) -> str | None:
 async def test_random_tabs_workers_and_restarts_keep_one_truth(agent, workers):
     url, store = agent
     store.clear()
-    chat_cls: type[ChatState] = new_chat_state("consistency-random", agent_url=url, configs=[], tools=[Steps])
+    chat_cls: type[ChatState] = new_chat_state("consistency-random", agent_url=url, configs=[], tools=[RandomSteps])
     rng = random.Random(SEED)
     players = [Player(Tab(chat_cls, store, "alice"), 0), Player(Tab(chat_cls, store, "alice"), 1),
                Player(Tab(chat_cls, store, "bob"), 0)]
