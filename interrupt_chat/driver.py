@@ -23,7 +23,7 @@ from reflex_base.event.context import EventContext
 from . import live, persistence, routing, runs, streaming
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
-from .views import message_rows, thread_rows, tool_rows
+from .views import message_rows, people_error, thread_rows, tool_rows
 
 if TYPE_CHECKING:
     from .state import ChatState
@@ -75,7 +75,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     status = ("running" if session.running or starting else "error" if session.error
               else "interrupted" if pending is not None or waits else "idle")
     _assign(chat, "status", status)
-    _assign(chat, "error", session.error or "")
+    _assign(chat, "error", people_error(session.error or ""))
     _assign(chat, "step", transcript.step or "")
     _assign(chat, "tool_waits", waits)  # S27: calls waiting for a person lock the composer too
     _assign(chat, "agent_state", transcript.state if isinstance(transcript.state, dict) else {})

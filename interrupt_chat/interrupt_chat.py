@@ -54,7 +54,7 @@ def approval_slot(slot: ic.SlotProps) -> rx.Component:
     """The custom slot of ``/approval``: the question with Approve / Reject."""
     return rx.card(
         rx.heading(ApprovalInterrupt.question, as_="h2", size="3", weight="medium", class_name="ic-prompt",
-                   custom_attrs={"data-testid": "approval-question", "tabindex": "-1", "data-ic-focus": "true"}),
+                   custom_attrs={"data-testid": "approval-question", "tabIndex": "-1", "data-ic-focus": "true"}),
         rx.hstack(
             rx.button("Approve", on_click=slot.resolve({"approved": True}),
                       custom_attrs={"data-testid": "approval-approve"}),
@@ -102,7 +102,7 @@ def manual_aside() -> rx.Component:
             rx.card(
                 rx.text("Manual approval", size="1", color_scheme="gray"),
                 rx.heading(ManualInterrupt.label, as_="h2", size="3", class_name="ic-prompt",
-                           custom_attrs={"data-testid": "manual-label", "tabindex": "-1", "data-ic-focus": "true"}),
+                           custom_attrs={"data-testid": "manual-label", "tabIndex": "-1", "data-ic-focus": "true"}),
                 rx.text(ManualInterrupt.value_text, size="2", custom_attrs={"data-testid": "manual-value"}),
                 rx.button("Continue", on_click=ManualInterrupt.resolve({"accepted": True}, None),
                           disabled=ManualInterrupt.submitting, custom_attrs={"data-testid": "manual-continue"}),
@@ -165,7 +165,7 @@ def _chips(state: type[ic.ChatState]) -> rx.Component:
           for name, label in SCENARIOS],
         spacing="2", class_name="ic-chips",
         # focusable: on a narrow screen the row scrolls sideways, and its chips are disabled during a run
-        custom_attrs={"role": "group", "aria-label": "Scenarios", "tabindex": "0"},
+        custom_attrs={"role": "group", "aria-label": "Scenarios", "tabIndex": "0"},
     )
 
 

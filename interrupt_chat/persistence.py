@@ -1,7 +1,7 @@
 """An owner's threads in the thread database, called explicitly by the chat (never while publishing).
 
 The database is :class:`~interrupt_chat.threads_db.ThreadDB` (``INTERRUPT_CHAT_DB_URL``, else the
-Reflex app's ``db_url``, else ``interrupt_chat_data/threads.db``; ``off`` keeps threads in memory
+Reflex app's ``db_url``, else ``.interrupt_chat/threads.db``; ``off`` keeps threads in memory
 only). Threads are loaded inside the state lock when a state first needs them; writes happen after
 the lock is released. Database trouble is logged once per failure, shown as one notice, and never
 breaks the chat: it keeps working in memory.
@@ -337,7 +337,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
         log.warning("thread database: %s; this copy was not saved", exc)
         return CONFLICT_NOTICE
     except ThreadDBError as exc:
-        log.warning("thread database: %s", exc)
+        log.warning("%s", exc)  # the error says "thread database: …" itself
         return UNAVAILABLE_NOTICE
     return ""
 
@@ -375,7 +375,7 @@ def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
 
 def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
     """Log a database failure and show the one notice (inside the lock); the chat goes on in memory."""
-    log.warning("thread database: %s", exc)
+    log.warning("%s", exc)  # the error says "thread database: …" itself
     chat.notice = UNAVAILABLE_NOTICE
 
 
@@ -387,7 +387,7 @@ async def summaries(owner: str) -> list[ThreadSummary] | None:
     try:
         return await db_call(db.threads, owner)
     except ThreadDBError as exc:
-        log.warning("thread database: %s", exc)
+        log.warning("%s", exc)  # the error says "thread database: …" itself
         return None
 
 

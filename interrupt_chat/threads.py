@@ -66,7 +66,7 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
         summaries = await persistence.db_call(db.threads, owner, search=None)
     except ThreadDBError as exc:
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
-        persistence.log.warning("thread database: %s", exc)
+        persistence.log.warning("%s", exc)  # the error says "thread database: …" itself
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         if summaries is not None and not chat.thread_query:
@@ -103,7 +103,7 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
         try:
             await persistence.db_call(db.delete, owner, thread_id)
         except ThreadDBError as exc:
-            persistence.log.warning("thread database: %s", exc)
+            persistence.log.warning("%s", exc)  # the error says "thread database: …" itself
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE
 

@@ -93,8 +93,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
-#: Folder (under the working directory) of the default SQLite file, created on first use.
-DEFAULT_DATA_DIR = "interrupt_chat_data"
+#: Folder (under the working directory) of the default SQLite file, created on first use. Hidden: Reflex's dev
+#: reloader skips dot-folders, so thread writes (``-wal``/``-shm`` files) never restart the dev backend.
+DEFAULT_DATA_DIR = ".interrupt_chat"
+LEGACY_DATA_DIR = "interrupt_chat_data"  # the default before 0.x: still used when it holds a database
 DEFAULT_DB_FILE = "threads.db"
 SCHEMA_VERSION = 1
 #: What :meth:`ThreadDB.record_decision` writes instead of a masked field's value (S23).
@@ -272,15 +274,22 @@ def default_db_url(reflex_db_url: str | None = None) -> str:
 
     In order: the ``INTERRUPT_CHAT_DB_URL`` environment variable; else ``reflex_db_url`` (pass
     the Reflex app's ``rx.Config.db_url`` if it has one); else a SQLite file
-    ``interrupt_chat_data/threads.db`` under the current working directory (the app's root when
+    ``.interrupt_chat/threads.db`` under the current working directory (the app's root when
     started by ``reflex run``). The folder is created when :class:`ThreadDB` first opens the file;
-    unlike Reflex's ``.states`` folder it is not emptied at start-up.
+    unlike Reflex's ``.states`` folder it is not emptied at start-up, and like it, Reflex's dev
+    reloader does not watch it. A database left in the older default folder
+    ``interrupt_chat_data/`` is still used (with a warning: there, every write restarts a dev backend).
     """
     configured = os.environ.get(DB_URL_ENV, "").strip()
     if configured:
         return configured
     if reflex_db_url and reflex_db_url.strip():
         return reflex_db_url.strip()
+    legacy = Path.cwd() / LEGACY_DATA_DIR / DEFAULT_DB_FILE
+    if legacy.exists() and not (Path.cwd() / DEFAULT_DATA_DIR / DEFAULT_DB_FILE).exists():
+        log.warning("thread database: using %s; move it to %s/ (Reflex's dev reloader restarts the backend on "
+                    "every write in %s/)", legacy, DEFAULT_DATA_DIR, LEGACY_DATA_DIR)
+        return f"sqlite:///{legacy}"
     return f"sqlite:///{Path.cwd() / DEFAULT_DATA_DIR / DEFAULT_DB_FILE}"
 
 

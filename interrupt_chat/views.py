@@ -14,13 +14,24 @@ from typing import TYPE_CHECKING, Any
 
 from .agui import AgentSession, MessageView, Transcript
 from .agui.sanitize import parse_json
+from .agui.transport import UNREACHABLE, UNREACHABLE_TIMEOUT
 from .streaming import args_key, text_key
 
 if TYPE_CHECKING:
     from .threads_db import ThreadSummary
 
-__all__ = ["InboxToolRow", "MessageRow", "ToolCallRow", "ToolWaitRow", "message_rows", "thread_rows", "tool_rows",
-           "waits_for_person"]
+__all__ = [
+    "UNREACHABLE_MESSAGE",
+    "InboxToolRow",
+    "MessageRow",
+    "ToolCallRow",
+    "ToolWaitRow",
+    "message_rows",
+    "people_error",
+    "thread_rows",
+    "tool_rows",
+    "waits_for_person",
+]
 
 DRAWN_ROLES = ("user", "assistant", "tool", "reasoning")
 TITLE_CHARS = 40
@@ -186,3 +197,15 @@ def tool_rows(session: AgentSession) -> list[ToolWaitRow]:
     """The calls a person answers, in the order the agent made them (handler tools answer themselves)."""
     return [ToolWaitRow(id=w.tool_call_id, name=w.name, args=w.args, args_json=json.dumps(w.args, indent=2),
                         cancellable=w.cancellable) for w in session.tool_waits if not w.handled]
+
+
+UNREACHABLE_MESSAGE = "The assistant is unreachable right now. Try again in a moment."
+
+
+def people_error(error: str) -> str:
+    """A run's error as the chat shows it: an agent that cannot be reached is said plainly.
+
+    The URL and the cause (credentials redacted) are in the log line the session writes; the page
+    gets what to do. Every other error is already short and plain (docs/decisions/0010).
+    """
+    return UNREACHABLE_MESSAGE if error.startswith((UNREACHABLE, UNREACHABLE_TIMEOUT)) else error

@@ -41,6 +41,8 @@ from .events import parse_delta_json, parse_event
 from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
 __all__ = [
+    "UNREACHABLE",
+    "UNREACHABLE_TIMEOUT",
     "AgentClient",
     "AgentConfigurationError",
     "AgentConnectionError",
@@ -51,6 +53,10 @@ __all__ = [
     "AgentTimeoutError",
     "RunCancelled",
 ]
+
+#: How a failure to reach the agent at all begins (what an app shows people instead: no URL, no cause).
+UNREACHABLE = "cannot reach the agent"
+UNREACHABLE_TIMEOUT = "timed out connecting to the agent"
 
 log = logging.getLogger(__name__)
 
@@ -231,10 +237,11 @@ class AgentRun:
                 raise AgentHTTPError(status, f"more than {MAX_REDIRECTS} redirects")
         except httpx.TimeoutException as exc:
             phase = "connecting to" if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)) else "waiting for"
-            raise AgentTimeoutError(f"timed out {phase} the agent at {shown}") from exc
+            raise AgentTimeoutError(f"timed out {phase} the agent at {shown}"
+                                    if phase == "waiting for" else f"{UNREACHABLE_TIMEOUT} at {shown}") from exc
         except httpx.ConnectError as exc:
             reason = redact(str(exc) or "connection refused", client.url)
-            raise AgentConnectionError(f"cannot reach the agent at {shown}: {reason}") from exc
+            raise AgentConnectionError(f"{UNREACHABLE} at {shown}: {reason}") from exc
         except InvalidHTTP as exc:
             reason = short_text(redact(str(exc) or type(exc).__name__, client.url), 120)
             raise AgentConnectionError(f"the agent's answer is not valid HTTP: {reason}") from exc

@@ -82,7 +82,7 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
         # a named region that takes the focus, so the keyboard can scroll it (it is not a live region:
         # streamed text is not announced push by push)
         custom_attrs={"data-testid": "chat-messages", "data-chat-scroll": "true", "role": "region",
-                      "aria-label": "Messages", "tabindex": "0"},
+                      "aria-label": "Messages", "tabIndex": "0"},
     )
 
 

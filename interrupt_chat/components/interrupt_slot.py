@@ -157,7 +157,7 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
         rx.icon("hand", size=16),
         # a heading the page moves focus to when the set surfaces (behaviour.py); agent text, as text (S24)
         rx.heading(card.prompt, as_="h2", size="3", weight="medium", class_name="ic-prompt",
-                   custom_attrs=_testid("interrupt-prompt", tabindex="-1")),
+                   custom_attrs=_testid("interrupt-prompt", tabIndex="-1")),
         rx.spacer(),
         _expiry(card),
         rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", high_contrast=True, size="1")),

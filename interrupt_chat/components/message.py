@@ -50,7 +50,7 @@ def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
             width="100%",
         ),
         # focusable: long arguments scroll in their box, and the keyboard has to reach them
-        stream_text(call, call.args, on_gap, tag="pre", class_name="ic-args", custom_attrs={"tabindex": "0"}),
+        stream_text(call, call.args, on_gap, tag="pre", class_name="ic-args", custom_attrs={"tabIndex": "0"}),
         rx.cond(  # the tool's result message, drawn here rather than as a row of its own (shown once)
             call.result_id != "",
             rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result",

@@ -32,10 +32,14 @@ def second_tab_on_another_worker(first: Chat, app: ScaleApp) -> tuple[Chat, int]
 
 
 def start_long_run(tab: Chat, agent: DemoAgent) -> str:
-    """Send ``long`` and wait until it streams; its thread."""
+    """Send ``long`` and wait until the agent streams it; its thread."""
+    runs = len(agent.store.active_runs)
     tab.send("long")
     tab.wait("running")
-    return agent.last_thread()
+    _wait_for(lambda: len(agent.store.active_runs) > runs, "the agent to stream the run")
+    thread = current_item(tab).get_attribute("data-thread-id")
+    assert thread
+    return thread
 
 
 def current_item(tab: Chat):

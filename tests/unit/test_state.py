@@ -32,6 +32,7 @@ from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.live import live_of
 from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState, InterruptState
+from interrupt_chat.views import UNREACHABLE_MESSAGE
 from tests.unit.agents import serve_in_thread
 from tests.unit.page import Page
 
@@ -526,7 +527,8 @@ async def test_s15_failed_submission_keeps_the_set_and_can_be_retried(plain: Har
     Default = plain.cls.default_config
     await Default.resolve.fn(default, {"approved": True}, interrupt_id)
     assert len(plain.records()) == 1
-    assert "cannot reach the agent" in plain.chat.error
+    assert plain.chat.error == UNREACHABLE_MESSAGE  # for people; the log line has the URL and the cause
+    assert "cannot reach the agent" in (plain.session.error or "")
     assert plain.chat.status == "error" and plain.chat.locked is True  # the error wins the status (S15)
     assert default.active is True and default.submitting is False and default.cards[0].answered == "resolved"
     client.url = good_url

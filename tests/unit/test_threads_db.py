@@ -534,14 +534,41 @@ def test_default_url(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(DB_URL_ENV, raising=False)
     url = default_db_url()
-    assert url == f"sqlite:///{tmp_path / 'interrupt_chat_data' / 'threads.db'}"
+    assert url == f"sqlite:///{tmp_path / '.interrupt_chat' / 'threads.db'}"
     assert default_db_url("postgresql://app@db/chat") == "postgresql://app@db/chat"
     monkeypatch.setenv(DB_URL_ENV, "sqlite:////srv/x.db")
     assert default_db_url("postgresql://app@db/chat") == "sqlite:////srv/x.db"
     database = ThreadDB(url)  # the folder is created on demand
     database.save("alice", interrupted())
-    assert (tmp_path / "interrupt_chat_data" / "threads.db").exists()
+    assert (tmp_path / ".interrupt_chat" / "threads.db").exists()
     database.close()
+
+
+def test_the_default_database_is_outside_reflexs_dev_reloader(monkeypatch, tmp_path):
+    """Reflex's own reload-path rule (the one ``reflex run`` uses in dev) never watches the default
+    folder, so a thread write (its ``-wal`` / ``-shm`` files) does not restart the dev backend."""
+    import reflex as rx
+    from reflex.utils import exec as reflex_exec
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(DB_URL_ENV, raising=False)
+    monkeypatch.setattr(reflex_exec, "get_config", lambda: rx.Config(app_name="app"))  # an app in tmp_path
+    (tmp_path / "rxconfig.py").write_text("import reflex as rx\nconfig = rx.Config(app_name='app')\n")
+    (tmp_path / "app").mkdir()
+    database = ThreadDB(default_db_url())
+    database.save("alice", interrupted())
+    database.close()
+    watched = {path.name for path in reflex_exec.get_reload_paths()}
+    assert "app" in watched and ".interrupt_chat" not in watched
+
+
+def test_a_database_in_the_older_default_folder_is_still_used(monkeypatch, tmp_path, caplog):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(DB_URL_ENV, raising=False)
+    legacy = tmp_path / "interrupt_chat_data" / "threads.db"
+    ThreadDB(f"sqlite:///{legacy}").save("alice", interrupted())
+    assert default_db_url() == f"sqlite:///{legacy}"
+    assert "move it to .interrupt_chat/" in caplog.text
 
 
 def test_in_memory_sqlite_works():
