@@ -26,6 +26,7 @@ import reflex as rx
 from . import runs
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
+from .store.outage import Outage
 from .threads_db import (
     DB_URL_ENV,
     StoredThread,
@@ -40,22 +41,50 @@ from .threads_db import (
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["CONFLICT_NOTICE", "DB_URL_ENV", "ORPHANED_MESSAGE", "UNAVAILABLE_NOTICE", "Audit", "Commit", "Fresh",
-           "carry_answers", "commit", "database", "db_call", "decision_rows", "driven", "expired_audits", "forget",
-           "load_thread", "owner_of", "refresh", "reload", "restore", "run_key", "save", "set_identity", "summaries",
-           "unavailable", "write"]
+__all__ = [
+    "CONFLICT_NOTICE",
+    "DB_URL_ENV",
+    "ORPHANED_MESSAGE",
+    "UNAVAILABLE_NOTICE",
+    "Audit",
+    "Commit",
+    "Fresh",
+    "carry_answers",
+    "check_soon",
+    "commit",
+    "database",
+    "db_call",
+    "decision_rows",
+    "driven",
+    "expired_audits",
+    "forget",
+    "load_thread",
+    "owner_of",
+    "refresh",
+    "reload",
+    "restore",
+    "run_key",
+    "save",
+    "set_identity",
+    "summaries",
+    "unavailable",
+    "write",
+]
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE_NOTICE = "Threads cannot be saved right now; this chat keeps working, but only in this window."
+UNAVAILABLE_NOTICE = ("Threads cannot be saved right now. This chat keeps working, and saves again once the "
+                      "database is back; until then a server restart would lose what is new.")
 CONFLICT_NOTICE = "This thread changed in another window meanwhile; reload to see where it stands."
 ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
 CLAIM_GRACE_SECONDS = 5.0  # a run's claim this young is not read as orphaned: its driver registers right after it
 
 _db: ThreadDB | None = None
-_db_url = ""
+_db_url: str | None = None  # the URL _db was made for (None: not made yet)
+_outage = Outage()
+_checked = False
 _db_lock = threading.Lock()
 
 
@@ -67,11 +96,46 @@ def database() -> ThreadDB | None:
         return None
     url = configured or default_db_url(getattr(rx.config.get_config(), "db_url", None))
     with _db_lock:
-        if _db is None or _db_url != url:
+        if _db_url != url:
             if _db is not None:
                 _db.close()
-            _db, _db_url = ThreadDB(url), url
+            global _outage
+            _outage, _db_url = Outage(), url
+            try:
+                _db = ThreadDB(url)
+            except ThreadDBError as exc:  # not a database URL at all: said once, threads stay in memory
+                _db = None
+                log.error("%s; threads are kept in memory only (set %s to a database URL, or 'off')", exc,
+                          DB_URL_ENV)
         return _db
+
+
+def check_soon() -> None:
+    """Open the thread database in the background, once per process.
+
+    A wrong URL or an unreachable server is then reported at start-up (once), not at the first
+    person's first action.
+    """
+    global _checked
+    with _db_lock:
+        if _checked:
+            return
+        _checked = True
+
+    def check() -> None:
+        try:
+            db = database()
+            if db is not None:
+                db.ensure_schema()
+        except ThreadDBError as exc:
+            _outage.failed(exc)
+        except Exception:  # a check in a daemon thread: report, never raise
+            log.exception("thread database: the start-up check failed")
+        else:
+            if db is not None:
+                log.info("thread database: %s", db.url)
+
+    threading.Thread(target=check, name="interrupt_chat-db-check", daemon=True).start()
 
 
 async def owner_of(chat: ChatState) -> str:
@@ -84,8 +148,23 @@ async def owner_of(chat: ChatState) -> str:
 
 
 async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """A database call on a worker thread: a locked SQLite file or an unreachable server never stalls the loop."""
-    return await asyncio.to_thread(fn, *args, **kwargs)
+    """A database call on a worker thread: a locked SQLite file or an unreachable server never stalls the loop.
+
+    While the database is down, calls fail at once until the next try is due, and the outage is
+    logged once (:class:`~interrupt_chat.store.outage.Outage`).
+    """
+    outage = _outage
+    outage.check()
+    try:
+        result = await asyncio.to_thread(fn, *args, **kwargs)
+    except ThreadDBError as exc:
+        outage.failed(exc)
+        raise
+    except ThreadConflict:
+        outage.recovered()  # the database answered
+        raise
+    outage.recovered()
+    return result
 
 
 def run_key(chat: ChatState, thread_id: str) -> runs.Key:
@@ -336,8 +415,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
     except ThreadConflict as exc:
         log.warning("thread database: %s; this copy was not saved", exc)
         return CONFLICT_NOTICE
-    except ThreadDBError as exc:
-        log.warning("%s", exc)  # the error says "thread database: …" itself
+    except ThreadDBError:  # logged once per outage (db_call)
         return UNAVAILABLE_NOTICE
     return ""
 
@@ -374,8 +452,7 @@ def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
 
 
 def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
-    """Log a database failure and show the one notice (inside the lock); the chat goes on in memory."""
-    log.warning("%s", exc)  # the error says "thread database: …" itself
+    """Show the one notice of a database failure (inside the lock; ``db_call`` logs it once per outage)."""
     chat.notice = UNAVAILABLE_NOTICE
 
 
@@ -386,8 +463,7 @@ async def summaries(owner: str) -> list[ThreadSummary] | None:
         return None
     try:
         return await db_call(db.threads, owner)
-    except ThreadDBError as exc:
-        log.warning("%s", exc)  # the error says "thread database: …" itself
+    except ThreadDBError:  # logged once per outage (db_call)
         return None
 
 

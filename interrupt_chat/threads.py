@@ -64,9 +64,8 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
     try:
         await persistence.db_call(db.rename, owner, thread_id, title)
         summaries = await persistence.db_call(db.threads, owner, search=None)
-    except ThreadDBError as exc:
+    except ThreadDBError:  # logged once per outage (persistence.db_call)
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
-        persistence.log.warning("%s", exc)  # the error says "thread database: …" itself
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         if summaries is not None and not chat.thread_query:
@@ -102,8 +101,7 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
     if db is not None and owner:
         try:
             await persistence.db_call(db.delete, owner, thread_id)
-        except ThreadDBError as exc:
-            persistence.log.warning("%s", exc)  # the error says "thread database: …" itself
+        except ThreadDBError:  # logged once per outage (persistence.db_call)
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import reflex as rx
 
+from .. import persistence
 from ..registry import Headers, new_chat_state
 from ..state import ChatState, InterruptState
 from ..tools import FrontendToolState
@@ -116,6 +117,7 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
     """
     interrupts = list(interrupts or [])
     state = chat_state(agent_url, interrupts, headers, owner, tools, name)
+    persistence.check_soon()  # a wrong database URL is reported at start-up, once
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
