@@ -143,7 +143,8 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     the run is registered until its end is saved, so no other process reads the claim as orphaned.
     """
     async with state:
-        key = persistence.run_key(await routing.chat_of(state, chat_cls), session.thread_id)
+        chat = await routing.chat_of(state, chat_cls)
+        key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
 
@@ -176,7 +177,6 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 call = await routing.route(state, chat_cls, session)
             else:
                 keep(chat, session)
-            owner = chat._owner_key
         await _emit(chunks)
         handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
         notice = await persistence.write(owner, session, in_flight=handlers)  # after the lock, off the loop
