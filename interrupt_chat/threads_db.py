@@ -18,6 +18,10 @@ later version can migrate them):
   the text of user and assistant messages) and ``hash`` (a digest of ``body``).
 - ``decisions`` — the append-only audit trail of what was answered (:meth:`ThreadDB.record_decision`).
 
+The tables are in :mod:`interrupt_chat.store.schema`, the records and exceptions in
+:mod:`~interrupt_chat.store.types`, the row conversions in :mod:`~interrupt_chat.store.rows` and the
+statements in :mod:`~interrupt_chat.store.sql`; this module is the :class:`ThreadDB` that uses them.
+
 Every method is synchronous and thread-safe, and raises :class:`ThreadDBError` (and only that, for
 database trouble) when the database cannot be reached, is locked, or holds a row that does not
 parse; callers show a notice and keep working in memory. The URL is any SQLAlchemy URL;
@@ -33,18 +37,14 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    bindparam,
-    case,
     create_engine,
     event,
     exists,
-    inspect,
     or_,
     select,
     text,
@@ -53,21 +53,60 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from .agui.interrupts import is_secret_schema, parse_expiry
 from .agui.records import (
-    RECORD_VERSION,
-    MessageDigests,
     RecordError,
-    message_digest,
     session_from_record,
     session_record,
-    view_message,
 )
 from .agui.session import AgentSession
-from .agui.transcript import MessageView, Transcript
+from .agui.transcript import MessageView
 from .agui.transport import AgentClient
+from .store.masking import MASKED, mask_secrets
+from .store.rows import (
+    _COLUMN_KEYS,
+    _META_KEYS,
+    TITLE_CHARS,
+    _aware,
+    _custom_title,
+    _message_row,
+    _pending_identity,
+    _pending_items,
+    _person_waits,
+    _plain_text,
+    _short,
+    _shorten,
+    _still_owed,
+    _thread_values,
+)
 from .store.schema import decisions_table, messages_table, schema_version_table, threads_table, tombstones_table
 from .store.schema import metadata as _metadata
+from .store.sql import (
+    _DELETE_MESSAGES_FROM,
+    _INSERT_MESSAGE,
+    _UPDATE_MESSAGE,
+    _UPDATE_THREAD,
+    _UPDATE_THREAD_KEEPING_TITLE,
+    _W_THREAD,
+    DB_URL_ENV,
+    _check_tables,
+    _Conflict,
+    _Known,
+    _Stored,
+    _stored_row,
+    _tombstoned,
+)
+from .store.types import (
+    DecisionRecord,
+    PendingItem,
+    SaveResult,
+    StoredThread,
+    ThreadConflict,
+    ThreadDBError,
+    ThreadDeleted,
+    ThreadHead,
+    ThreadSummary,
+    WaitingToolCall,
+)
 
 __all__ = [
     "DB_URL_ENV",
@@ -92,181 +131,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
 #: Folder (under the working directory) of the default SQLite file, created on first use. Hidden: Reflex's dev
 #: reloader skips dot-folders, so thread writes (``-wal``/``-shm`` files) never restart the dev backend.
 DEFAULT_DATA_DIR = ".interrupt_chat"
 LEGACY_DATA_DIR = "interrupt_chat_data"  # the default before 0.x: still used when it holds a database
 DEFAULT_DB_FILE = "threads.db"
 SCHEMA_VERSION = 1
-#: What :meth:`ThreadDB.record_decision` writes instead of a masked field's value (S23).
-MASKED = "[masked]"
 DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed")
-TITLE_CHARS = 60
-CUSTOM_TITLE_CHARS = 200
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
-_TEXT_ROLES = frozenset({"user", "assistant"})
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
 
 
-class ThreadDBError(Exception):
-    """The thread database failed: unreachable, locked, or holding a row that does not parse.
-
-    The only exception :class:`ThreadDB` raises for database trouble (the SQLAlchemy, driver or
-    :class:`~interrupt_chat.agui.records.RecordError` cause is chained as ``__cause__``). Invalid
-    arguments (an unknown decision action) raise ``ValueError`` as usual.
-    """
-
-
-class ThreadConflict(Exception):
-    """A conditional write lost: the thread is not at the revision the caller read.
-
-    Another tab, worker or process wrote it since. Nothing of the write happened; read it again.
-
-    Not a :class:`ThreadDBError`: the database works, the caller's copy is stale (docs/decisions/0016).
-    """
-
-
-class ThreadDeleted(ThreadConflict):
-    """The thread was deleted (it has a tombstone): a save never brings it back."""
-
-
-@dataclass(frozen=True)
-class ThreadHead:
-    """Where one thread stands in the database, read cheaply (:meth:`ThreadDB.head`).
-
-    Attributes:
-        revision: its revision; 0 when the owner has no such thread.
-        deleted: it was deleted (a tombstone; ``revision`` is then 0).
-        in_flight: a run was claimed on it and has not been saved as ended.
-        updated_at: its last save (aware, UTC); None when there is no such thread.
-    """
-
-    revision: int
-    deleted: bool
-    in_flight: bool = False
-    updated_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class StoredThread:
-    """One thread as read (:meth:`ThreadDB.read`): the session, its revision, and whether a run holds it."""
-
-    session: AgentSession
-    revision: int
-    in_flight: bool
-    updated_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class ThreadSummary:
-    """One thread in an owner's list (:meth:`ThreadDB.threads`).
-
-    Attributes:
-        thread_id: the AG-UI ``threadId``.
-        title: the person's title, else the first user message (at most 60 characters), else "".
-        created_at: first save (aware, UTC).
-        updated_at: last save (aware, UTC).
-        pending: interrupts or frontend-tool calls are waiting for the person.
-        pending_count: how many (a legacy interrupt counts one, so does each waiting tool call).
-    """
-
-    thread_id: str
-    title: str
-    created_at: datetime
-    updated_at: datetime
-    pending: bool
-    pending_count: int
-
-
-@dataclass(frozen=True)
-class PendingItem:
-    """One pending interrupt of one of an owner's threads (:meth:`ThreadDB.pending`).
-
-    Attributes:
-        thread_id: the thread it belongs to.
-        title: that thread's title.
-        interrupt_id: the interrupt's id; "" for a legacy interrupt (it has none).
-        reason: its ``reason`` ("" when it has none).
-        message: the text for the person (a legacy value's ``message`` / ``question``, or the
-            value itself when it is a string); None when there is none.
-        expires_at: ``expiresAt`` parsed (S11); None when absent or unparseable.
-        raised_at: when a save first saw this pending set (aware, UTC).
-    """
-
-    thread_id: str
-    title: str
-    interrupt_id: str
-    reason: str
-    message: str | None
-    expires_at: datetime | None
-    raised_at: datetime | None
-
-
-@dataclass(frozen=True)
-class WaitingToolCall:
-    """A frontend-tool call that waits for the person in one of an owner's threads (S27).
-
-    Listed by :meth:`ThreadDB.tool_waits`.
-
-    Attributes:
-        thread_id: the thread it belongs to.
-        title: that thread's title.
-        tool_call_id: the call's id.
-        tool_name: the tool it calls.
-        raised_at: when a save first saw the thread waiting (aware, UTC).
-    """
-
-    thread_id: str
-    title: str
-    tool_call_id: str
-    tool_name: str
-    raised_at: datetime | None
-
-
-@dataclass(frozen=True)
-class DecisionRecord:
-    """One entry of the audit trail (:meth:`ThreadDB.decisions`); masked fields read ``[masked]``.
-
-    Attributes:
-        id: increasing with time, unique in the database.
-        thread_id: the thread.
-        run_id: the run that raised the interrupt.
-        interrupt_id: the interrupt ("" for a legacy one).
-        reason: the interrupt's reason.
-        action: ``resolved``, ``cancelled``, ``rejected``, ``expired`` or ``dismissed``.
-        payload: the answer as sent, masked fields replaced by :data:`MASKED`.
-        at: when it was recorded (aware, UTC).
-    """
-
-    id: int
-    thread_id: str
-    run_id: str | None
-    interrupt_id: str
-    reason: str | None
-    action: str
-    payload: Any
-    at: datetime
-
-    def to_json(self) -> dict[str, Any]:
-        """The entry as plain JSON data (camelCase keys, ``at`` in ISO 8601)."""
-        return {"id": self.id, "threadId": self.thread_id, "runId": self.run_id, "interruptId": self.interrupt_id,
-                "reason": self.reason, "action": self.action, "payload": self.payload, "at": self.at.isoformat()}
-
-
-@dataclass(frozen=True)
-class SaveResult:
-    """What one :meth:`ThreadDB.save` wrote: message rows inserted, updated and deleted; the new revision."""
-
-    inserted: int
-    updated: int
-    deleted: int
-    revision: int = 0
-
-    @property
-    def written(self) -> int:
-        """Message rows touched in all."""
-        return self.inserted + self.updated + self.deleted
 
 
 def default_db_url(reflex_db_url: str | None = None) -> str:
@@ -292,30 +167,6 @@ def default_db_url(reflex_db_url: str | None = None) -> str:
         return f"sqlite:///{legacy}"
     return f"sqlite:///{Path.cwd() / DEFAULT_DATA_DIR / DEFAULT_DB_FILE}"
 
-
-def mask_secrets(payload: Any, schema: Any) -> Any:
-    """``payload`` with the value of every masked field (S23) replaced by :data:`MASKED`.
-
-    A field is masked when its schema is a secret (``format: password`` or ``writeOnly: true``,
-    :func:`~interrupt_chat.agui.interrupts.is_secret_schema`); object properties (and
-    ``additionalProperties``) and array ``items`` are followed to any depth.
-    """
-    if is_secret_schema(schema):
-        return MASKED
-    if not isinstance(schema, dict):
-        return payload
-    if isinstance(payload, dict):
-        props = schema.get("properties")
-        props = props if isinstance(props, dict) else {}
-        extra = schema.get("additionalProperties")
-        return {key: mask_secrets(value, props.get(key, extra)) for key, value in payload.items()}
-    if isinstance(payload, list) and isinstance(schema.get("items"), dict):
-        return [mask_secrets(value, schema["items"]) for value in payload]
-    return payload
-
-
-#: The record keys kept in ``threads.meta`` (the others have columns or message rows).
-_META_KEYS = ("toolCalls", "sealed", "trackerError", "status", "statusError", "toolWaits", "inFlight")
 
 
 # -- the database ------------------------------------------------------------------------------------
@@ -836,191 +687,3 @@ class ThreadDB:
         return "".join(json.dumps(d.to_json(), ensure_ascii=False) + "\n" for d in self.decisions(owner))
 
 
-def _check_tables(conn: Connection) -> None:
-    """Tables of these names that another application created (a shared Reflex database) are refused."""
-    inspector = inspect(conn)
-    for table in _metadata.sorted_tables:
-        missing = {c.name for c in table.columns} - {c["name"] for c in inspector.get_columns(table.name)}
-        if missing:
-            raise ThreadDBError(f"thread database: the table {table.name!r} exists without the column(s) "
-                                f"{', '.join(sorted(missing))}: it is not interrupt_chat's; give the threads a "
-                                f"database of their own ({DB_URL_ENV})")
-
-
-class _Conflict(Exception):
-    """Another writer changed the thread between our read and our write: save again (or refuse)."""
-
-    def __init__(self, *, deleted: bool = False) -> None:
-        super().__init__("conflict")
-        self.deleted = deleted
-
-
-def _stored_row(conn: Connection, where: dict[str, Any], known: _Known, damaged: bool,
-                expected: int | None) -> tuple[_Stored | None, list[str]]:
-    """The row a save replaces and its messages' digests: remembered, else read (checked against ``expected``)."""
-    cached = known.stored is not None and (expected is None or known.stored.revision == expected)
-    if cached and known.stored is not None and known.digests is not None and not damaged:
-        return known.stored, known.digests  # what our last save or load left: no read needed
-    row = conn.execute(_SELECT_THREAD, where).first()
-    stored = _Stored(row.revision, _pending_identity(row.pending, row.meta)) if row else None
-    if expected is not None and (stored.revision if stored else 0) != expected:
-        raise _Conflict(deleted=_tombstoned(conn, where))
-    return stored, [] if stored is None or damaged else list(conn.execute(_SELECT_HASHES, where).scalars())
-
-
-def _tombstoned(conn: Connection, where: dict[str, Any]) -> bool:
-    tombstone = tombstones_table
-    return conn.execute(select(tombstone.c.thread_id).where(
-        (tombstone.c.owner == where["w_owner"]) & (tombstone.c.thread_id == where["w_thread"]))).first() is not None
-
-
-@dataclass(frozen=True)
-class _Stored:
-    """What a save needs to know of the thread row it replaces."""
-
-    revision: int
-    pending: tuple[Any, frozenset[str]]  # _pending_identity of the stored row
-
-
-@dataclass
-class _Known:
-    """What a ThreadDB remembers of one thread: digests by view, and the rows it last wrote or read."""
-
-    memo: MessageDigests = field(default_factory=MessageDigests)
-    stored: _Stored | None = None  # the thread row after our last save or load (None: read it again)
-    digests: list[str] | None = None  # the messages' digests at that revision, by seq
-    next: _Stored | None = None  # what the save in progress writes (kept once it commits)
-
-
-_W_THREAD = (threads_table.c.owner == bindparam("w_owner")) & (threads_table.c.thread_id == bindparam("w_thread"))
-_W_MESSAGES = ((messages_table.c.owner == bindparam("w_owner"))
-               & (messages_table.c.thread_id == bindparam("w_thread")))
-_SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta).where(_W_THREAD)
-_SELECT_HASHES = select(messages_table.c.hash).where(_W_MESSAGES).order_by(messages_table.c.seq)
-_UPDATE_THREAD = threads_table.update().where(_W_THREAD & (threads_table.c.revision == bindparam("w_revision")))
-# a rename (here or in another process) does not move the revision: the title is kept in SQL when it is custom
-_UPDATE_THREAD_KEEPING_TITLE = _UPDATE_THREAD.values(
-    title=case((threads_table.c.title_custom, threads_table.c.title), else_=bindparam("default_title")))
-_DELETE_MESSAGES_FROM = messages_table.delete().where(_W_MESSAGES & (messages_table.c.seq >= bindparam("w_seq")))
-_UPDATE_MESSAGE = messages_table.update().where(_W_MESSAGES & (messages_table.c.seq == bindparam("w_seq")))
-_INSERT_MESSAGE = messages_table.insert()
-
-
-_COLUMN_KEYS = frozenset({"version", "threadId", "messages", "state", "pending", "answers", "lastRunId", "error"})
-
-
-def _message_row(transcript: Transcript, view: MessageView, digest: str) -> dict[str, Any]:
-    body = view_message(transcript, view)
-    if body is None:  # pragma: no cover - a message cannot turn UI-only; only a concurrent rewrite could do it
-        raise ThreadDBError(f"thread database: message {view.id:.80} changed while the thread was being saved")
-    if message_digest(body) != digest:  # changed since the scan (a run still streaming): write what it is now
-        digest = message_digest(body)
-    role = str(body.get("role", ""))
-    return {"message_id": str(body.get("id", "")), "role": role, "body": body,
-            "text": _plain_text(_content_text(body.get("content"))) if role in _TEXT_ROLES else "", "hash": digest}
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(part["text"] for part in content
-                        if isinstance(part, dict) and isinstance(part.get("text"), str))
-    return ""
-
-
-def _plain_text(value: str) -> str:
-    """Text any database stores: no NUL (PostgreSQL refuses it), no lone surrogate."""
-    return value.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
-
-
-def _shorten(value: str, limit: int) -> str:
-    flat = " ".join(value.split())
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
-
-
-def _custom_title(title: str) -> str:
-    return _shorten(_plain_text(title), CUSTOM_TITLE_CHARS)
-
-
-def _thread_values(record: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """A session record's ``threads`` columns (title and ``pending_since`` aside)."""
-    pending, meta = record["pending"], {k: record[k] for k in _META_KEYS if k in record}
-    return {"updated_at": now, "version": RECORD_VERSION, "state": record["state"], "pending": pending,
-            "answers": record["answers"], "meta": meta, "last_run_id": record["lastRunId"], "error": record["error"],
-            "pending_count": _pending_count(pending, meta)}
-
-
-def _person_waits(meta: Any) -> list[dict[str, Any]]:
-    """The frontend-tool calls in ``meta`` that wait for a person (not for a server-side handler, S30)."""
-    waits = meta.get("toolWaits") if isinstance(meta, dict) else None
-    return [w for w in waits or [] if isinstance(w, dict) and not w.get("handled")]
-
-
-def _pending_count(pending: dict[str, Any] | None, meta: Any = None) -> int:
-    """How many answers the person owes: each interrupt (a legacy one counts one) and each waiting tool call."""
-    interrupts = (0 if pending is None else 1 if pending.get("kind") == "legacy"
-                  else len(pending.get("interrupts") or []))
-    return interrupts + len(_person_waits(meta))
-
-
-def _pending_identity(pending: Any, meta: Any = None) -> tuple[Any, frozenset[str]]:
-    """What the person owes.
-
-    The pending set (its run, its interrupts' ids or legacy value) and the waiting tool calls' ids.
-    """
-    waits = frozenset(str(w.get("toolCallId")) for w in _person_waits(meta))
-    if not isinstance(pending, dict):
-        return None, waits
-    run_id = pending.get("runId", pending.get("run_id"))
-    interrupts = pending.get("interrupts") or []
-    ids = [i.get("id") for i in interrupts if isinstance(i, dict)]
-    raw = pending.get("rawValue", pending.get("raw_value"))
-    return (pending.get("kind"), run_id, ids, json.dumps(raw, sort_keys=True, default=str)), waits
-
-
-def _still_owed(before: tuple[Any, frozenset[str]], now: tuple[Any, frozenset[str]]) -> bool:
-    """Nothing new is asked: the same pending set, and no tool call that was not waiting before.
-
-    The thread then keeps the time it started waiting (answering one call of several does not move it).
-    """
-    return before[0] == now[0] and now[1] <= before[1]
-
-
-def _pending_items(thread_id: str, title: str, pending: Any, raised_at: datetime | None) -> list[PendingItem]:
-    if pending is None:  # only tool calls wait
-        return []
-    if not isinstance(pending, dict):
-        raise ValueError("the pending set is not an object")
-    if pending.get("kind") == "legacy":
-        event = pending.get("event")
-        value = event.get("value") if isinstance(event, dict) else pending.get("rawValue", pending.get("raw_value"))
-        reason, message = "", None
-        if isinstance(value, dict):
-            reason = str(value.get("reason") or "")
-            found = value.get("message") or value.get("question")
-            message = str(found) if found is not None else None
-        elif isinstance(value, str):
-            message = value
-        return [PendingItem(thread_id, title, "", reason, message, None, raised_at)]
-    items = []
-    for interrupt in pending["interrupts"]:
-        message = interrupt.get("message")
-        items.append(PendingItem(thread_id, title, str(interrupt["id"]), str(interrupt.get("reason") or ""),
-                                 str(message) if message is not None else None,
-                                 parse_expiry(interrupt.get("expiresAt")), raised_at))
-    return items
-
-
-def _aware(moment: datetime | None) -> Any:
-    """SQLite gives naive datetimes back: every stored time is UTC."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=UTC)
-
-
-def _short(exc: BaseException) -> str:
-    """A SQLAlchemy error's first line, without the SQL statement and parameters it appends."""
-    original = getattr(exc, "orig", None)
-    message = str(original if original is not None else exc).strip().splitlines()
-    return f"{type(original or exc).__name__}: {message[0] if message else ''}"[:300]

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..threads_db import ThreadDBError
+from .types import ThreadDBError
 
 __all__ = ["FIRST_PAUSE", "LONGEST_PAUSE", "Outage"]
 

@@ -165,7 +165,7 @@ async def wait_for(predicate, timeout: float = 10.0) -> None:
 
 # -- 1. duplicate resume --------------------------------------------------------------------------------
 
-async def test_finding01_a_tab_answering_while_another_tabs_resume_runs_sends_nothing(chats, agent):
+async def test_finding01_s10_a_tab_answering_while_another_tabs_resume_runs_sends_nothing(chats, agent):
     a = await Tab(chats["slow"], agent[3]).load()
     await a.send("approval")
     b = await Tab(chats["slow"], agent[3]).load()
@@ -181,7 +181,7 @@ async def test_finding01_a_tab_answering_while_another_tabs_resume_runs_sends_no
 
 
 @pytest.mark.parametrize("round_", range(3))
-async def test_finding01_two_tabs_after_a_restart_clicking_together_send_one_resume(chats, agent, round_):
+async def test_finding01_s10_s25_two_tabs_after_a_restart_clicking_together_send_one_resume(chats, agent, round_):
     a = await Tab(chats["plain"], agent[2]).load()
     await a.send("approval")
     [interrupt_id] = a.ids()
@@ -192,7 +192,8 @@ async def test_finding01_two_tabs_after_a_restart_clicking_together_send_one_res
     assert len(resumes(a.requests(), interrupt_id)) == 1
 
 
-async def test_finding01_partial_answers_and_dismissals_reach_the_database_and_other_tabs(chats, agent, database):
+async def test_finding01_s07_s14_partial_answers_and_dismissals_reach_the_database_and_other_tabs(chats, agent,
+                                                                                            database):
     a = await Tab(chats["plain"], agent[2]).load()
     await a.send("multi")
     ids = a.ids()
@@ -271,7 +272,7 @@ async def test_finding02_two_workers_databases_do_not_overwrite_each_other(chats
 
 # -- 3. a tool call answered twice -------------------------------------------------------------------------
 
-async def test_finding03_a_tool_call_answered_from_two_tabs_sends_one_result(chats, agent):
+async def test_finding03_s28_a_tool_call_answered_from_two_tabs_sends_one_result(chats, agent):
     a = await Tab(chats["tools"], agent[2]).load()
     await a.send("steps")
     [row] = a.chat.tool_waits
@@ -370,7 +371,7 @@ async def test_finding07_stop_and_liveness_belong_to_the_thread_not_the_tab(chat
 
 # -- 8. headers that raise -------------------------------------------------------------------------------------
 
-async def test_finding08_headers_that_raise_at_resume_time_do_not_wedge_the_thread(chats, agent):
+async def test_finding08_s15_headers_that_raise_at_resume_time_do_not_wedge_the_thread(chats, agent):
     tab = await Tab(chats["headered"], agent[2]).load()
     await tab.send("approval")
     [interrupt_id] = tab.ids()
@@ -389,7 +390,7 @@ async def test_finding08_headers_that_raise_at_resume_time_do_not_wedge_the_thre
 
 # -- 9. answers right after a restart ---------------------------------------------------------------------------
 
-async def test_finding09_a_form_submitted_to_a_fresh_state_reaches_its_thread(chats, agent):
+async def test_finding09_s25_a_form_submitted_to_a_fresh_state_reaches_its_thread(chats, agent):
     a = await Tab(chats["plain"], agent[2]).load()
     await a.send("choice")
     [interrupt_id] = a.ids()
@@ -401,7 +402,7 @@ async def test_finding09_a_form_submitted_to_a_fresh_state_reaches_its_thread(ch
     assert resume["resume"][0]["payload"] == {"color": "green"}
 
 
-async def test_finding09_an_inbox_form_submitted_to_a_fresh_state_carries_its_payload(chats, agent):
+async def test_finding09_s25_an_inbox_form_submitted_to_a_fresh_state_carries_its_payload(chats, agent):
     a = await Tab(chats["plain"], agent[2]).load()
     await a.send("choice")
     [interrupt_id] = a.ids()

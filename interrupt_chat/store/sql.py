@@ -1,0 +1,87 @@
+"""The thread database's statements and what a ThreadDB remembers between them (digests, revisions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, case, inspect, select
+from sqlalchemy.engine import Connection
+
+from ..agui.records import MessageDigests
+from .rows import _pending_identity
+from .schema import messages_table, threads_table, tombstones_table
+from .schema import metadata as _metadata
+from .types import ThreadDBError
+
+DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
+
+
+def _check_tables(conn: Connection) -> None:
+    """Tables of these names that another application created (a shared Reflex database) are refused."""
+    inspector = inspect(conn)
+    for table in _metadata.sorted_tables:
+        missing = {c.name for c in table.columns} - {c["name"] for c in inspector.get_columns(table.name)}
+        if missing:
+            raise ThreadDBError(f"thread database: the table {table.name!r} exists without the column(s) "
+                                f"{', '.join(sorted(missing))}: it is not interrupt_chat's; give the threads a "
+                                f"database of their own ({DB_URL_ENV})")
+
+
+class _Conflict(Exception):
+    """Another writer changed the thread between our read and our write: save again (or refuse)."""
+
+    def __init__(self, *, deleted: bool = False) -> None:
+        super().__init__("conflict")
+        self.deleted = deleted
+
+
+def _stored_row(conn: Connection, where: dict[str, Any], known: _Known, damaged: bool,
+                expected: int | None) -> tuple[_Stored | None, list[str]]:
+    """The row a save replaces and its messages' digests: remembered, else read (checked against ``expected``)."""
+    cached = known.stored is not None and (expected is None or known.stored.revision == expected)
+    if cached and known.stored is not None and known.digests is not None and not damaged:
+        return known.stored, known.digests  # what our last save or load left: no read needed
+    row = conn.execute(_SELECT_THREAD, where).first()
+    stored = _Stored(row.revision, _pending_identity(row.pending, row.meta)) if row else None
+    if expected is not None and (stored.revision if stored else 0) != expected:
+        raise _Conflict(deleted=_tombstoned(conn, where))
+    return stored, [] if stored is None or damaged else list(conn.execute(_SELECT_HASHES, where).scalars())
+
+
+def _tombstoned(conn: Connection, where: dict[str, Any]) -> bool:
+    tombstone = tombstones_table
+    return conn.execute(select(tombstone.c.thread_id).where(
+        (tombstone.c.owner == where["w_owner"]) & (tombstone.c.thread_id == where["w_thread"]))).first() is not None
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """What a save needs to know of the thread row it replaces."""
+
+    revision: int
+    pending: tuple[Any, frozenset[str]]  # _pending_identity of the stored row
+
+
+@dataclass
+class _Known:
+    """What a ThreadDB remembers of one thread: digests by view, and the rows it last wrote or read."""
+
+    memo: MessageDigests = field(default_factory=MessageDigests)
+    stored: _Stored | None = None  # the thread row after our last save or load (None: read it again)
+    digests: list[str] | None = None  # the messages' digests at that revision, by seq
+    next: _Stored | None = None  # what the save in progress writes (kept once it commits)
+
+
+_W_THREAD = (threads_table.c.owner == bindparam("w_owner")) & (threads_table.c.thread_id == bindparam("w_thread"))
+_W_MESSAGES = ((messages_table.c.owner == bindparam("w_owner"))
+               & (messages_table.c.thread_id == bindparam("w_thread")))
+_SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta).where(_W_THREAD)
+_SELECT_HASHES = select(messages_table.c.hash).where(_W_MESSAGES).order_by(messages_table.c.seq)
+_UPDATE_THREAD = threads_table.update().where(_W_THREAD & (threads_table.c.revision == bindparam("w_revision")))
+# a rename (here or in another process) does not move the revision: the title is kept in SQL when it is custom
+_UPDATE_THREAD_KEEPING_TITLE = _UPDATE_THREAD.values(
+    title=case((threads_table.c.title_custom, threads_table.c.title), else_=bindparam("default_title")))
+_DELETE_MESSAGES_FROM = messages_table.delete().where(_W_MESSAGES & (messages_table.c.seq >= bindparam("w_seq")))
+_UPDATE_MESSAGE = messages_table.update().where(_W_MESSAGES & (messages_table.c.seq == bindparam("w_seq")))
+_INSERT_MESSAGE = messages_table.insert()
