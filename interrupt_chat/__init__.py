@@ -1,7 +1,7 @@
 """interrupt_chat: a Reflex chat for AG-UI agents that handles their interrupts.
 
-``interrupt_chat.agui`` is the framework-free protocol core. The Reflex API (``chat``,
-``InterruptState``, …) is loaded lazily on first use, so importing the core never imports Reflex.
+``interrupt_chat.agui`` is the framework-free protocol core. The Reflex API (``Chat``,
+``chat``, ``InterruptState``, …) is loaded lazily on first use, so importing the core never imports Reflex.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
     from .components.chat import chat, chat_state
+    from .components.declaration import Chat
     from .components.inbox import approvals_inbox
     from .components.interrupt_slot import SlotProps
     from .components.threads import audit_trail, thread_list
@@ -19,10 +20,11 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .state import ChatState, InterruptState
     from .tools import FrontendToolState
 
-__all__ = ["ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
+__all__ = ["Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
            "audit_trail", "chat", "chat_state", "set_default_agent_url", "thread_list"]
 
 _LAZY = {
+    "Chat": "interrupt_chat.components.declaration",
     "ChatState": "interrupt_chat.state",
     "InterruptState": "interrupt_chat.state",
     "FrontendToolState": "interrupt_chat.tools",

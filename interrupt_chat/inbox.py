@@ -20,7 +20,7 @@ from .answers import conclude, record
 from .cards import Card, build_cards
 from .forms import FormError, edited_approval, payload_from_form
 from .threads_db import PendingItem, ThreadDBError, WaitingToolCall
-from .views import InboxToolRow, tool_rows, waits_for_person
+from .views import InboxSet, InboxToolRow, tool_rows, waits_for_person
 
 if TYPE_CHECKING:
     from .state import ChatState
@@ -45,7 +45,9 @@ async def _fill(chat: ChatState) -> None:
             persistence.unavailable(chat, exc)
     thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]
     cards: list[Card] = []
+    sets: list[InboxSet] = []
     tools: list[InboxToolRow] = []
+    chat_cls = _chat(chat)
     for thread_id in thread_ids:
         session = await persistence.load_thread(chat, thread_id)
         if session is None or not waits_for_person(session):
@@ -54,10 +56,20 @@ async def _fill(chat: ChatState) -> None:
         raised = item.raised_at.strftime("%Y-%m-%d %H:%M") if item and item.raised_at else ""
         title = (item.title if item else "") or next(
             (m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
-        cards += [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised)
-                  for c in build_cards(session.tracker.pending, session.tracker, session.transcript)]
+        pending = session.tracker.pending
+        own = [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised)
+               for c in build_cards(pending, session.tracker, session.transcript)]
+        slot = await routing.taker(chat, chat_cls, pending) if pending is not None and chat_cls.renderers else None
+        if (pending is not None and slot is not None and slot.get_full_name() in chat_cls.renderers
+                and (await chat.get_state(slot)).render_in_chat):  # S18: drawn outside the chat: the default card
+            wire = pending.wire_interrupts  # the set as the chat's slot sees it (S19)
+            sets.append(InboxSet(thread_id, title, raised, pending.run_id or "", slot.get_full_name(),
+                                 pending.wire_event, wire[0] if wire else None, wire, own,
+                                 own[0].id if own else "", own[0].reason if own else ""))
+        else:
+            cards += own
         tools += [InboxToolRow(thread_id, title, raised, row.id, row.name, row.args_json) for row in tool_rows(session)]
-    chat.inbox, chat.inbox_tools = cards, tools
+    chat.inbox, chat.inbox_sets, chat.inbox_tools = cards, sets, tools
 
 
 async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_id: str, payload: Any,
@@ -145,6 +157,7 @@ class InboxHandlers(rx.State, mixin=True):
     """The chat state's inbox: its var and event handlers (a mixin of ``ChatState``)."""
 
     inbox: list[Card] = []  # one card per interrupt waiting for the owner, across threads
+    inbox_sets: list[InboxSet] = []  # the waiting sets the chat's own slots take (drawn by their render_fn)
     inbox_tools: list[InboxToolRow] = []  # the frontend-tool calls waiting for the owner, across threads
 
     @rx.event(background=True)

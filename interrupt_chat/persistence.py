@@ -22,10 +22,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
+from reflex.utils.format import to_snake_case
 
 from . import runs
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
+from .store.moves import move_owner
 from .store.outage import Outage
 from .threads_db import (
     DB_URL_ENV,
@@ -144,7 +146,33 @@ async def owner_of(chat: ChatState) -> str:
     owner = fn(chat) if fn is not None else chat.owner()
     if inspect.isawaitable(owner):
         owner = await owner
-    return f"{owner}|{chat.get_full_name()}" if owner else ""
+    if not owner:
+        return ""
+    key = f"{owner}|{chat.get_full_name()}"
+    if chat.__class__.legacy_names and key not in _moved:
+        await _move_legacy(chat, str(owner), key)
+    return key
+
+
+_moved: set[str] = set()  # owner keys whose threads under the chat's legacy names were moved (this process)
+
+
+async def _move_legacy(chat: ChatState, owner: str, key: str) -> None:
+    """Once per owner key and process: threads stored under the chat's name before 0017 move to its name now."""
+    db = database()
+    if db is None:
+        return
+    cls = chat.__class__
+    parent, module = cls.get_full_name().rsplit(".", 1)[0], cls.__module__.replace(".", "___")
+    try:
+        for legacy in cls.legacy_names:
+            old = f"{owner}|{parent}.{to_snake_case(f'{module}___{legacy}')}"
+            moved = await db_call(move_owner, db, old, key)
+            if moved:
+                log.info("thread database: %d thread(s) moved to the chat's new name (%s)", moved, cls.identity)
+    except ThreadDBError:  # logged once per outage (db_call); tried again on the next use
+        return
+    _moved.add(key)
 
 
 async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -22,7 +22,7 @@ from .cards import build_cards, refresh_expiry
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
 
-__all__ = ["HandlerCall", "call_handler", "chat_of", "configs_of", "route", "settle", "tick_expiry"]
+__all__ = ["HandlerCall", "call_handler", "chat_of", "configs_of", "route", "settle", "taker", "tick_expiry"]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,13 @@ async def call_handler(state: rx.State, call: HandlerCall | None) -> None:
         if config.active and config.event == call.props["event"] and config.interrupts == call.props["interrupts"]:
             config.result = result
             _publish_slot(config)
+
+
+async def taker(state: rx.State, chat_cls: type[ChatState], pending: Pending) -> type[InterruptState] | None:
+    """The configuration that takes ``pending`` in the chat, or None for the default slot (S20)."""
+    props = _props(pending)
+    chosen = await _choose(state, chat_cls, props) if props is not None else None
+    return None if chosen is chat_cls.default_config else chosen
 
 
 def _clear(config: InterruptState) -> None:

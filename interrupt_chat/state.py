@@ -126,6 +126,9 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     default_config: ClassVar[type[InterruptState] | None] = None
     tool_states: ClassVar[list[type[FrontendToolState]]] = []  # chat(tools=...): frontend tools (S26)
     live_state: ClassVar[type[live.LiveTurn]] = live.LiveTurn  # the current turn's rows: each chat class gets its own
+    identity: ClassVar[str] = ""  # its name, else its configurations and tools (registry.identity_key)
+    legacy_names: ClassVar[list[str]] = []  # class names it had before 0017: their stored threads move to it
+    renderers: ClassVar[dict[str, Callable[..., Any]]] = {}  # configuration full name -> its slot's render_fn
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):

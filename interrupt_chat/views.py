@@ -9,12 +9,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .agui import AgentSession, MessageView, Transcript
 from .agui.sanitize import parse_json
 from .agui.transport import UNREACHABLE, UNREACHABLE_TIMEOUT
+from .cards import Card
 from .streaming import args_key, text_key
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UNREACHABLE_MESSAGE",
+    "InboxSet",
     "InboxToolRow",
     "MessageRow",
     "ToolCallRow",
@@ -75,6 +77,23 @@ class InboxToolRow:
     id: str
     name: str
     args_json: str
+
+
+@dataclass
+class InboxSet:
+    """A waiting set that the chat's own slot takes (S20): the inbox draws it with that slot's ``render_fn``."""
+
+    thread_id: str
+    thread_title: str
+    raised: str
+    run_id: str
+    slot: str  # the configuration's full name: which render_fn draws it
+    event: dict[str, Any] | None = None
+    interrupt: dict[str, Any] | None = None
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    cards: list[Card] = field(default_factory=list)
+    id: str = ""  # the first interrupt's id (empty for legacy)
+    reason: str = ""
 
 
 @dataclass

@@ -8,7 +8,8 @@ from typing import Any
 import reflex as rx
 
 from .. import persistence
-from ..registry import Headers, new_chat_state
+from ..page_check import STALE_MESSAGE, PageCheck
+from ..registry import Headers, identity_key, legacy_class_name, new_chat_state
 from ..state import ChatState, InterruptState
 from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
@@ -17,7 +18,7 @@ from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import ToolRenderers, message_row
 from .tool_wait import tool_slot
 
-__all__ = ["chat", "chat_state", "run_status"]
+__all__ = ["chat", "chat_state", "chat_view", "run_status"]
 
 RenderFn = Callable[[SlotProps], rx.Component]
 OwnerFn = Callable[[ChatState], Any]  # -> str, or an awaitable of it
@@ -26,8 +27,9 @@ OwnerFn = Callable[[ChatState], Any]  # -> str, or an awaitable of it
 STYLESHEET = rx.asset("interrupt_chat.css", shared=True)
 
 
-def _key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]],
-         tools: Sequence[type[FrontendToolState]] = (), name: str | None = None) -> str:
+def _legacy_key(agent_url: str | None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]],
+                tools: Sequence[type[FrontendToolState]], name: str | None) -> str:
+    """The key chats had before 0017 (it held the URL), for moving their stored threads."""
     names = [config.get_full_name() for config, _ in interrupts] + [f"tool:{t.get_full_name()}" for t in tools]
     return "|".join([agent_url or "", *names, *([f"name:{name}"] if name else [])]) or "default"
 
@@ -36,10 +38,16 @@ def chat_state(agent_url: str | None = None,
                interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
                headers: Headers | None = None, owner: OwnerFn | None = None,
                tools: Sequence[type[FrontendToolState]] | None = None, name: str | None = None) -> type[ChatState]:
-    """The ``ChatState`` subclass behind ``chat(agent_url, interrupts, headers=…)`` (for chips, thread lists…)."""
+    """The ``ChatState`` subclass of a chat (prefer ``ic.Chat(...).state``).
+
+    A chat is found by its ``name`` (else its interrupts and tools): ``chat_state(name="support")``
+    is the state of ``chat(..., name="support")``; arguments given must match that chat's.
+    """
     interrupts, tools = list(interrupts or []), list(tools or [])
-    return new_chat_state(_key(agent_url, interrupts, tools, name), agent_url=agent_url,
-                          configs=[c for c, _ in interrupts], headers=headers, owner=owner, tools=tools)
+    configs = [c for c, _ in interrupts]
+    legacy = legacy_class_name(_legacy_key(agent_url, interrupts, tools, name), agent_url, headers, owner)
+    return new_chat_state(identity_key(configs, tools, name), agent_url=agent_url, configs=configs, headers=headers,
+                          owner=owner, tools=tools, legacy_name=legacy)
 
 
 def run_status(state: type[ChatState]) -> rx.Component:
@@ -115,8 +123,16 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         name: keeps this chat's conversation apart from another ``chat()`` with the same agent,
             interrupts and tools (by default they share one: docs/decisions/0004).
     """
-    interrupts = list(interrupts or [])
-    state = chat_state(agent_url, interrupts, headers, owner, tools, name)
+    from .declaration import Chat  # the declaration uses this module's parts
+
+    return Chat(agent_url, interrupts, headers=headers, owner=owner, tools=tools, tool_renderers=tool_renderers,
+                name=name).view(header=header, footer=footer)
+
+
+def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState], RenderFn]],
+              tool_renderers: ToolRenderers | None = None, header: rx.Component | None = None,
+              footer: rx.Component | None = None) -> rx.Component:
+    """The chat page body of a declared chat (``Chat.view``)."""
     persistence.check_soon()  # a wrong database URL is reported at start-up, once
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
@@ -127,6 +143,7 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         rx.cond(state.error != "", rx.callout(state.error, icon="triangle_alert", color_scheme="red", size="1",
                                               high_contrast=True, class_name="ic-error",
                                               custom_attrs={"data-testid": "chat-error", "role": "alert"})),
+        _stale(state),
         _slot(state, interrupts),
         tool_slot(state),
         composer(state),
@@ -135,6 +152,20 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         class_name="ic-chat",
         on_mount=state.on_load_chat,
         custom_attrs={"data-chat-state": state.get_full_name()},
+    )
+
+
+def _stale(state: type[ChatState]) -> rx.Component:
+    """"Reload": the page was built for another version of the app (its chat has no state in this backend)."""
+    return rx.fragment(
+        rx.box(on_mount=PageCheck.check([state.get_full_name()]), display="none"),
+        rx.cond(PageCheck.stale, rx.callout(
+            rx.hstack(rx.text(STALE_MESSAGE), rx.button("Reload", size="1", variant="soft",
+                                                        on_click=rx.call_script("window.location.reload()"),
+                                                        custom_attrs={"data-testid": "chat-reload"}),
+                      align="center", spacing="3"),
+            icon="refresh_cw", color_scheme="amber", size="1", high_contrast=True,
+            custom_attrs={"data-testid": "chat-stale", "role": "alert"})),
     )
 
 

@@ -12,6 +12,7 @@ import interrupt_chat as ic
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FUNCTIONS = ("chat", "chat_state", "approvals_inbox", "thread_list", "audit_trail", "set_default_agent_url")
+METHODS: dict[str, tuple[str, ...]] = {"Chat": ("view", "thread_list", "inbox", "audit_trail")}
 EVENTS: dict[str, tuple[str, ...]] = {
     "InterruptState": ("resolve", "cancel"),
     "ChatState": ("send_text", "stop", "new_thread", "switch_thread", "search_threads", "rename_thread",
@@ -35,10 +36,13 @@ def documented() -> list[str]:
 
 
 def test_the_readme_lists_every_public_signature_as_the_code_has_it():
-    expected = [rendered(f"ic.{name}", getattr(ic, name)) for name in FUNCTIONS]
+    expected = [rendered("ic.Chat", ic.Chat)]
+    expected += [rendered(f"Chat.{method}", getattr(ic.Chat, method)) for method in METHODS["Chat"]]
+    expected += [rendered(f"ic.{name}", getattr(ic, name)) for name in FUNCTIONS]
     for cls_name, events in EVENTS.items():
         cls = getattr(ic, cls_name)
         expected += [rendered(f"{cls_name}.{event}", getattr(getattr(cls, event), "fn", getattr(cls, event)))
                      for event in events]
     assert documented() == expected
-    assert set(FUNCTIONS) | set(EVENTS) >= set(ic.__all__) - {"SlotProps", "ToolCall"}  # every public name
+    public = set(ic.__all__) - {"SlotProps", "ToolCall"}
+    assert set(FUNCTIONS) | set(METHODS) | set(EVENTS) >= public  # every public name is listed

@@ -1,0 +1,80 @@
+"""``ic.Chat``: one chat, declared once, and everything that shows it.
+
+.. code-block:: python
+
+    support = ic.Chat(agent_url=URL, interrupts=[(Approvals, approval_slot)], name="support")
+    support.view()          # the chat page body
+    support.thread_list()   # its threads
+    support.inbox()         # what waits for its owner, drawn by its own slots
+    support.audit_trail()   # the shown thread's decisions
+    support.state           # its ChatState class: vars and event handlers (support.state.send_text(...))
+
+A declaration is a plain object: build it at import time, next to the pages that use it. Its
+state's identity is its ``name`` (else its interrupts and tools), never its agent URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import reflex as rx
+
+from ..registry import Headers
+from ..state import ChatState, InterruptState
+from ..tools import FrontendToolState
+from .chat import OwnerFn, RenderFn, chat_state, chat_view
+from .inbox import approvals_inbox
+from .message import ToolRenderers
+from .threads import audit_trail, thread_list
+
+__all__ = ["Chat"]
+
+
+class Chat:
+    """A chat: its agent, interrupt slots, tools, headers and owner, given once.
+
+    Args:
+        agent_url: the AG-UI endpoint; default ``INTERRUPT_CHAT_AGENT_URL``, else the URL
+            registered with ``set_default_agent_url``.
+        interrupts: ``(InterruptState subclass, render_fn)`` pairs, tried in order (S20).
+        headers: a mapping, or ``fn(chat_state) -> dict`` called on the server for each run.
+        owner: ``owner(chat_state) -> str`` (sync or async): whose threads these are.
+        tools: ``FrontendToolState`` subclasses offered to the agent on every run.
+        tool_renderers: ``{tool name: render_fn(call)}`` for tool calls in the messages.
+        name: the chat's identity (its state's name and its threads' key); default: its
+            interrupts and tools, or ``"default"``.
+    """
+
+    def __init__(self, agent_url: str | None = None,
+                 interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None, *,
+                 headers: Headers | None = None, owner: OwnerFn | None = None,
+                 tools: Sequence[type[FrontendToolState]] | None = None,
+                 tool_renderers: ToolRenderers | None = None, name: str | None = None) -> None:
+        """Declare the chat: its state class is made (or found, for the same identity) here."""
+        self.interrupts = list(interrupts or [])
+        self.tool_renderers = dict(tool_renderers or {})
+        self.name = name
+        self.state: type[ChatState] = chat_state(agent_url, self.interrupts, headers, owner, tools, name)
+        # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
+        self.state.renderers = {**self.state.renderers,
+                                **{config.get_full_name(): render for config, render in self.interrupts}}
+
+    def view(self, *, header: rx.Component | None = None, footer: rx.Component | None = None) -> rx.Component:
+        """The chat page body: status, messages, the interrupt slot, waiting tool calls, the composer."""
+        return chat_view(self.state, self.interrupts, self.tool_renderers or None, header, footer)
+
+    def thread_list(self) -> rx.Component:
+        """New chat, a search box and the owner's threads of this chat."""
+        return thread_list(self.state)
+
+    def audit_trail(self) -> rx.Component:
+        """The shown thread's decisions, oldest first."""
+        return audit_trail(self.state)
+
+    def inbox(self, chat_path: str = "/", also: Sequence[tuple[Chat | type[ChatState], str]] = ()) -> rx.Component:
+        """Everything waiting for this chat's owner, across threads (``also``: more chats and their pages)."""
+        return approvals_inbox(self.state, chat_path, also)
+
+    def __repr__(self) -> str:
+        """The chat's name and its state class."""
+        return f"Chat(name={self.name!r}, state={self.state.__name__})"
