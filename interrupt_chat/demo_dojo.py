@@ -64,13 +64,16 @@ class StepsTool(ic.FrontendToolState):
                           for i, step in enumerate(steps) if isinstance(step, dict)]}
 
 
+STEPS = ic.Chat(tools=[StepsTool])  # /steps; the inbox lists its waiting calls too
+
+
 def steps_chat() -> rx.Component:
     """The chat with the ``generate_task_steps`` tool and a chip that asks for a plan."""
-    state = ic.chat_state(tools=[StepsTool])
+    state = STEPS.state
     chip = rx.button("Plan a cleanup", size="1", variant="surface", radius="full", on_click=state.send_text("steps"),
                      disabled=(state.status == "running") | state.locked,
                      custom_attrs={"data-testid": "scenario-chip", "data-scenario": "steps"})
-    return ic.chat(tools=[StepsTool], header=chip)
+    return STEPS.view(header=chip)
 
 
 class ConfirmTool(ic.FrontendToolState):
@@ -100,9 +103,12 @@ class ConfirmTool(ic.FrontendToolState):
         )
 
 
+CONFIRM = ic.Chat(tools=[ConfirmTool])
+
+
 def confirm_chat() -> rx.Component:
     """The chat with the ``delete_files`` approval tool and a chip that asks for a deletion."""
-    return ic.chat(tools=[ConfirmTool], header=_chip(ic.chat_state(tools=[ConfirmTool]), "Clean up", "confirm"))
+    return CONFIRM.view(header=_chip(CONFIRM.state, "Clean up", "confirm"))
 
 
 def _chip(state: type[ic.ChatState], label: str, scenario: str) -> rx.Component:
@@ -128,11 +134,12 @@ def weather_card(call: rx.Var) -> rx.Component:
     )
 
 
+WEATHER = ic.Chat(tool_renderers={"get_weather": weather_card}, name="tool-ui")
+
+
 def weather_chat() -> rx.Component:
     """The chat with ``get_weather`` calls drawn by :func:`weather_card`."""
-    state = ic.chat_state(name="tool-ui")
-    return ic.chat(tool_renderers={"get_weather": weather_card}, name="tool-ui",
-                   header=_chip(state, "Ask for the weather", "tools"))
+    return WEATHER.view(header=_chip(WEATHER.state, "Ask for the weather", "tools"))
 
 
 def progress_card(state: type[ic.ChatState]) -> rx.Component:
@@ -156,12 +163,17 @@ def progress_card(state: type[ic.ChatState]) -> rx.Component:
     )
 
 
+PROGRESS = ic.Chat(name="progress")
+
+
 def progress_chat() -> rx.Component:
     """A chat whose agent state drives :func:`progress_card` above it."""
-    state = ic.chat_state(name="progress")
-    return rx.vstack(progress_card(state),
-                     ic.chat(name="progress", header=_chip(state, "Archive the reports", "progress")),
+    state = PROGRESS.state
+    return rx.vstack(progress_card(state), PROGRESS.view(header=_chip(state, "Archive the reports", "progress")),
                      spacing="3", width="100%")
+
+
+RECIPE = ic.Chat(name="recipe")
 
 
 class RecipeForm(rx.State):
@@ -172,12 +184,12 @@ class RecipeForm(rx.State):
         """Put the form's recipe into the chat's shared state (the next run sends it)."""
         ingredients = [line.strip() for line in str(form_data.get("ingredients", "")).splitlines() if line.strip()]
         recipe = {"title": str(form_data.get("title", "")).strip() or "Untitled recipe", "ingredients": ingredients}
-        return ic.chat_state(name="recipe").set_agent_state({"recipe": recipe})
+        return RECIPE.state.set_agent_state({"recipe": recipe})
 
 
 def recipe_chat() -> rx.Component:
     """The recipe both edit: a form over the agent's state, and the chat that sends it."""
-    state = ic.chat_state(name="recipe")
+    state = RECIPE.state
     recipe = state.agent_state["recipe"].to(dict[str, Any])
     ingredients = recipe["ingredients"].to(list[str])
     return rx.vstack(
@@ -193,6 +205,6 @@ def recipe_chat() -> rx.Component:
                 spacing="2", align="start", width="100%"),
             on_submit=RecipeForm.save, reset_on_submit=False),
             custom_attrs={"data-testid": "recipe-card"}),
-        ic.chat(name="recipe", header=_chip(state, "Improve the recipe", "recipe")),
+        RECIPE.view(header=_chip(state, "Improve the recipe", "recipe")),
         spacing="3", width="100%",
     )

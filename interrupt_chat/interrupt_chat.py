@@ -17,7 +17,7 @@ from starlette.routing import Mount
 
 import interrupt_chat as ic
 from interrupt_chat.demo_agent import create_app as create_demo_agent
-from interrupt_chat.demo_dojo import StepsTool, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
+from interrupt_chat.demo_dojo import STEPS, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -169,11 +169,11 @@ def _chips(state: type[ic.ChatState]) -> rx.Component:
     )
 
 
-def _threads(state: type[ic.ChatState]) -> rx.Component:
+def _threads(chat: ic.Chat) -> rx.Component:
     return rx.el.aside(
         rx.el.details(
             rx.el.summary("Threads and decisions", class_name="ic-drawer-summary"),
-            rx.vstack(ic.thread_list(state), rx.divider(), ic.audit_trail(state), spacing="3"),
+            rx.vstack(chat.thread_list(), rx.divider(), chat.audit_trail(), spacing="3"),
             open=True, class_name="ic-drawer",
         ),
         rx.script(_DRAWER_SCRIPT),
@@ -199,25 +199,26 @@ def _page(body: rx.Component, aside: rx.Component | None = None, title: str = ""
     )
 
 
+MAIN = ic.Chat()  # ``/`` (its identity: "default"); the inbox lists its approvals
+APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)])
+MANUAL = ic.Chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
+
+
 def index() -> rx.Component:
     """``/``: the full chat with the default slot, scenario chips and the thread list."""
-    body = ic.chat()
-    state = ic.chat_state()
-    return _page(rx.fragment(_chips(state), body), aside=_threads(state), title="Human-in-the-loop chat",
+    return _page(rx.fragment(_chips(MAIN.state), MAIN.view()), aside=_threads(MAIN), title="Human-in-the-loop chat",
                  intro="Pick a scenario: the agent stops and asks you for an approval, a choice or a credential.")
 
 
 def approval() -> rx.Component:
     """``/approval``: a chat whose interrupts are drawn by :func:`approval_slot`."""
-    body = ic.chat(interrupts=[(ApprovalInterrupt, approval_slot)])
-    return _page(body, title="In-chat approval",
+    return _page(APPROVAL.view(), title="In-chat approval",
                  intro="Say “question” or “legacy”: a custom slot shows the agent's question with Approve / Reject.")
 
 
 def manual() -> rx.Component:
     """``/manual``: a chat whose ``approval:`` requests are answered in :func:`manual_aside`."""
-    body = ic.chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
-    return _page(body, aside=manual_aside(), title="Manual placement",
+    return _page(MANUAL.view(), aside=manual_aside(), title="Manual placement",
                  intro="Say “legacy-string”: the request appears in the aside, not in the chat.")
 
 
@@ -231,8 +232,7 @@ def inbox() -> rx.Component:
     The main chat's approvals, answered in place, and the task-steps chat's waiting tool calls
     (answered on /steps).
     """
-    inbox_ = ic.approvals_inbox(ic.chat_state(), chat_path="/", also=[(ic.chat_state(tools=[StepsTool]), "/steps")])
-    return _page(inbox_, title="Approvals inbox",
+    return _page(MAIN.inbox(chat_path="/", also=[(STEPS, "/steps")]), title="Approvals inbox",
                  intro="Every request the agent is waiting on, in all your threads. Answer here, or open the thread.",
                  skip="#main")
 
