@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 import interrupt_chat as ic
+from interrupt_chat.components import page_script
 from interrupt_chat.demo_agent import create_app as create_demo_agent
 from interrupt_chat.demo_dojo import STEPS, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
 
@@ -176,7 +177,7 @@ def _threads(chat: ic.Chat) -> rx.Component:
             rx.vstack(chat.thread_list(), rx.divider(), chat.audit_trail(), spacing="3"),
             open=True, class_name="ic-drawer",
         ),
-        rx.script(_DRAWER_SCRIPT),
+        page_script("DemoDrawer", _DRAWER_SCRIPT),
         class_name="ic-threads", custom_attrs={"aria-label": "Threads"},
     )
 

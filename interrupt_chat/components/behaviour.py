@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from .page_script import page_script
+
 __all__ = ["chat_behaviour"]
 
 # Focus follows the agent's request, for keyboard and screen-reader users (one chat per page):
@@ -161,4 +163,4 @@ _SCRIPT = r"""
 
 def chat_behaviour() -> rx.Component:
     """The script that adds Enter-to-send, follow-the-bottom scrolling and focus management (once per page)."""
-    return rx.script(_SCRIPT)
+    return page_script("ChatBehaviour", _SCRIPT)

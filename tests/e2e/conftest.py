@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from interrupt_chat.demo_agent import create_app as create_demo_agent
+from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
 from tests.postgres import running_postgres
 from tests.unit.agents import serve_in_thread
 
