@@ -48,8 +48,9 @@ def _delete(state: type[ChatState], thread: Any) -> rx.Component:
                                                custom_attrs=_testid("thread-delete"))),
         rx.alert_dialog.content(
             rx.alert_dialog.title("Delete this thread?"),
-            rx.alert_dialog.description(rx.text("“", thread["title"], "” and its messages are deleted; the record "
-                                                "of its decisions stays.")),
+            # the description is a <p> already: its text goes straight in (a <p> in a <p> is invalid HTML)
+            rx.alert_dialog.description("“", thread["title"], "” and its messages are deleted; the record "
+                                        "of its decisions stays."),
             rx.hstack(
                 rx.alert_dialog.cancel(rx.button("Keep it", variant="soft", color_scheme="gray")),
                 rx.alert_dialog.action(rx.button("Delete", color_scheme="red", high_contrast=True,

@@ -1,0 +1,52 @@
+"""A support chat with tool approvals, its threads, and an inbox of what waits for you."""
+
+import os
+
+import reflex as rx
+
+import interrupt_chat as ic
+
+
+class Approvals(ic.InterruptState):
+    """Tool approvals: the agent asks before it runs a tool."""
+
+    def enabled(self, event: dict) -> bool:  # other sets fall to the default slot, which draws anything
+        value = event["value"]  # a standard set: its first interrupt
+        return isinstance(value, dict) and value.get("reason") == "tool_call"
+
+
+def approval_slot(slot: ic.SlotProps) -> rx.Component:
+    """Yes / No for a tool call; it is drawn in the chat and in the inbox alike."""
+    return rx.card(
+        rx.text(slot.interrupt["message"].to(str), weight="medium", custom_attrs={"data-testid": "app-question"}),
+        rx.hstack(
+            rx.button("Yes", on_click=slot.resolve({"approved": True}), custom_attrs={"data-testid": "app-yes"}),
+            rx.button("No", color_scheme="red", variant="soft", on_click=slot.resolve({"approved": False}),
+                      custom_attrs={"data-testid": "app-no"}),
+        ),
+    )
+
+
+support = ic.Chat(
+    agent_url=os.environ.get("SUPPORT_AGENT_URL", "http://127.0.0.1:8124/"),
+    interrupts=[(Approvals, approval_slot)],
+    name="support",
+)
+
+
+def index() -> rx.Component:
+    return rx.hstack(
+        rx.box(support.thread_list(), width="16rem"),
+        rx.box(rx.link("Inbox", href="/inbox"), support.view(), flex="1"),
+        align="start", padding="1rem",
+    )
+
+
+def inbox() -> rx.Component:
+    return rx.box(rx.link("Chat", href="/"), rx.heading("Waiting for you"), support.inbox(chat_path="/"),
+                  support.audit_trail(), padding="1rem")
+
+
+app = rx.App()
+app.add_page(index, route="/")
+app.add_page(inbox, route="/inbox")
