@@ -157,7 +157,7 @@ async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any
 
 async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
     """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
-    notice = await persistence.write(outcome.owner, None, outcome.audits)
+    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=state.router.session.client_token)
     if notice or outcome.audits:
         async with state:
             chat = await routing.chat_of(state, chat_cls)

@@ -20,7 +20,7 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import live, persistence, routing, runs, streaming
+from . import live, persistence, routing, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
 from .views import message_rows, people_error, thread_rows, tool_rows
@@ -82,6 +82,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     _assign(chat, "locked", pending is not None or bool(waits))
     if full or status != "running":
         keep(chat, session)
+    sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it
 
 
 def keep(chat: ChatState, session: AgentSession) -> None:
@@ -145,6 +146,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
+        origin = chat.router.session.client_token
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
 
@@ -152,6 +154,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         chunks: list[streaming.Chunk] | None = outbox.grown(session.transcript) if text_only else None
         if chunks is not None:  # only frozen texts grew: no var changes, so no lock (and no Redis round trip)
             await _emit(chunks)
+            await sync.live(owner, session, origin)
             return
         chunks = []
         async with state:
@@ -161,6 +164,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 if route:
                     await routing.route(state, chat_cls, session)  # S4: RUN_STARTED removes the card
         await _emit(chunks)
+        await sync.live(owner, session, origin)  # the owner's other tabs that show this thread
 
     throttle = _Throttle(push)
     try:
@@ -179,7 +183,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 keep(chat, session)
         await _emit(chunks)
         handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
-        notice = await persistence.write(owner, session, in_flight=handlers)  # after the lock, off the loop
+        notice = await persistence.write(owner, session, in_flight=handlers, origin=origin)  # after the lock
         if not handlers:  # removed once the end is saved: until then the claim has a live driver
             await runs.remove(key, session)
         summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it

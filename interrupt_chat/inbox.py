@@ -25,17 +25,18 @@ from .views import InboxSet, InboxToolRow, tool_rows, waits_for_person
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["InboxHandlers", "answer", "approve_edited", "load", "submit_form"]
+__all__ = ["InboxHandlers", "answer", "approve_edited", "fill", "load", "submit_form"]
 
 
 async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
     """Fill ``inbox`` with one card per waiting interrupt of the owner, newest thread first."""
     async with state:
         chat = await driver.ready(state, chat_cls)
-        await _fill(chat)
+        chat._inbox_shown = True  # live sync fills it again when a thread of the owner changes (sync.py)
+        await fill(chat)
 
 
-async def _fill(chat: ChatState) -> None:
+async def fill(chat: ChatState) -> None:
     """Inside the lock: the waiting threads (from the database and from memory) as cards and tool rows."""
     db, waiting = persistence.database(), dict[str, PendingItem | WaitingToolCall]()
     if db is not None and chat._owner_key:
@@ -84,7 +85,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         chat = await driver.ready(state, chat_cls)
         copy = await persistence.load_thread(chat, thread_id)
         if copy is None or copy.tracker.pending is None:
-            await _fill(chat)
+            await fill(chat)
             return
         expected = run_id or copy.tracker.pending.run_id or ""
         outcome, _moved = await record(chat, thread_id, lambda pending: pending is not None and
@@ -94,12 +95,12 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         session = chat._sessions.get(thread_id)
         if outcome is None or session is None:
             if _moved:
-                await _fill(chat)
+                await fill(chat)
             return
         if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
             await driver.publish(chat, session, full=True, starting=outcome.events is not None)
             await routing.route(state, chat_cls, session, keep_result=True)
-        await _fill(chat)
+        await fill(chat)
     await conclude(state, chat_cls, session, outcome)
     await load(state, chat_cls)
 
@@ -157,6 +158,7 @@ class InboxHandlers(rx.State, mixin=True):
     """The chat state's inbox: its var and event handlers (a mixin of ``ChatState``)."""
 
     inbox: list[Card] = []  # one card per interrupt waiting for the owner, across threads
+    _inbox_shown: bool = False  # this tab showed the inbox: changes elsewhere fill it again
     inbox_sets: list[InboxSet] = []  # the waiting sets the chat's own slots take (drawn by their render_fn)
     inbox_tools: list[InboxToolRow] = []  # the frontend-tool calls waiting for the owner, across threads
 

@@ -56,11 +56,15 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
                 return  # it ended normally (or was ended already), or the tab shows another thread now
             if await runs.alive(key):
                 continue  # a new run took the key
-            session = chat._session()
-            await abandon(chat, session)
+            fresh = await persistence.refresh(chat, chat.thread_id)
+            session, ended_here = chat._session(), not (fresh.replaced or fresh.busy)
+            if ended_here:
+                await abandon(chat, session)
+            else:  # another tab's run, ended and saved (or a new one started): show it as it is
+                await driver.publish(chat, session, full=True, starting=fresh.busy)
             call = await routing.route(state, chat_cls, session)  # a resume's set is offered again (S15)
             owner = chat._owner_key
-        notice = await persistence.write(owner, session)  # after the lock, like the end of a run
+        notice = await persistence.write(owner, session) if ended_here else ""  # after the lock, like a run's end
         if notice:
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = notice

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import reflex as rx
 from reflex.utils.format import to_snake_case
 
-from . import runs
+from . import runs, sync
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
 from .store.moves import move_owner
@@ -358,6 +358,7 @@ async def _orphaned(chat: ChatState, stored: StoredThread) -> StoredThread:
     try:
         if db is not None:
             await db_call(db.save, chat._owner_key, session, revision=stored.revision)
+            await sync.changed(chat._owner_key, session.thread_id)
     except ThreadConflict:  # another tab or worker ended it (or ran on): read what it wrote
         again = await db_call(db.read, chat._owner_key, session.thread_id, client=chat._client()) if db else None
         return again if again is not None else stored
@@ -401,6 +402,7 @@ async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = Fa
         return Commit.LOCAL
     if in_flight:
         await runs.add(run_key(chat, session.thread_id), session)
+    await sync.changed(chat._owner_key, session.thread_id, chat.router.session.client_token)
     return Commit.WON
 
 
@@ -418,7 +420,7 @@ class Audit:
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
-                in_flight: bool = False) -> str:
+                in_flight: bool = False, origin: str = "") -> str:
     """Save a thread and record decisions, after the state lock, off the event loop.
 
     The save is conditional on the revision the copy holds (its run's claim). When another
@@ -438,6 +440,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
                            audit.reason, audit.action, audit.payload, audit.schema)
         if session is not None and (session.transcript.messages or session.revision):
             await db_call(_save_extending, db, owner, session, in_flight)
+        thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
+        await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
     except ThreadDeleted:
         log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
     except ThreadConflict as exc:

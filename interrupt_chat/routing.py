@@ -22,7 +22,8 @@ from .cards import build_cards, refresh_expiry
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
 
-__all__ = ["HandlerCall", "call_handler", "chat_of", "configs_of", "route", "settle", "taker", "tick_expiry"]
+__all__ = ["HandlerCall", "call_handler", "chat_of", "configs_of", "keep_result", "route", "run_handler", "settle",
+           "taker", "tick_expiry"]
 
 log = logging.getLogger(__name__)
 
@@ -89,12 +90,16 @@ async def call_handler(state: rx.State, call: HandlerCall | None) -> None:
         return
     async with state:
         config = await state.get_state(call.config_cls)
-    result = await _run_handler(config, call.props)
+    result = await run_handler(config, call.props)
     async with state:
-        config = await state.get_state(call.config_cls)
-        if config.active and config.event == call.props["event"] and config.interrupts == call.props["interrupts"]:
-            config.result = result
-            _publish_slot(config)
+        keep_result(await state.get_state(call.config_cls), call, result)
+
+
+def keep_result(config: InterruptState, call: HandlerCall, result: Any) -> None:
+    """Inside the lock: the handler's result, if its set is still the configuration's (S17)."""
+    if config.active and config.event == call.props["event"] and config.interrupts == call.props["interrupts"]:
+        config.result = result
+        _publish_slot(config)
 
 
 async def taker(state: rx.State, chat_cls: type[ChatState], pending: Pending) -> type[InterruptState] | None:
@@ -140,7 +145,8 @@ def _accepts(config: InterruptState, event: dict[str, Any]) -> bool:
         return False
 
 
-async def _run_handler(config: InterruptState, props: dict[str, Any]) -> Any:
+async def run_handler(config: InterruptState, props: dict[str, Any]) -> Any:
+    """The configuration's ``handler(props)`` (sync or async); None when it raises (S17)."""
     try:
         result = config.handler(props)
         if inspect.isawaitable(result):

@@ -25,6 +25,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import reflex as rx
@@ -58,6 +59,9 @@ def redis_key(key: Key) -> str:
     return KEY_PREFIX + json.dumps(list(key), separators=(",", ":"))
 
 
+HANDLERS: dict[str, Callable[[Any], None]] = {}  # channel -> handler(data), for every registry (sync.py)
+
+
 class Registry:
     """The runs this process drives, and their reach across processes through Redis.
 
@@ -78,6 +82,28 @@ class Registry:
         self._redis: Redis | None = None
         self._listener: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
+        self._handlers = HANDLERS  # more channels every process listens to (sync.py registers its own)
+
+    def listening(self) -> bool:
+        """Whether this process's listener runs (or there is no Redis to listen to)."""
+        return not self.redis_url() or (self._listener is not None and not self._listener.done()
+                                        and self._loop is asyncio.get_running_loop())
+
+    async def listen(self) -> None:
+        """Start this process's listener now (a worker that has run nothing yet still hears notices)."""
+        await self._connect()
+
+    async def publish(self, channel: str, data: str) -> bool:
+        """Send ``data`` to every process listening on ``channel``; False without Redis (or when it fails)."""
+        redis = await self._connect()
+        if redis is None:
+            return False
+        try:
+            await redis.publish(channel, data)
+        except Exception as exc:  # noqa: BLE001 - Redis trouble: the caller delivers locally
+            log.warning("runs: could not publish on %s: %s", channel, exc)
+            return False
+        return True
 
     @property
     def holder(self) -> str:
@@ -164,7 +190,7 @@ class Registry:
         while True:
             try:
                 async with redis.pubsub() as pubsub:
-                    await pubsub.subscribe(CHANNEL)
+                    await pubsub.subscribe(CHANNEL, *self._handlers)
                     self._subscribed.set()
                     await self._serve(redis, pubsub)
             except Exception as exc:  # noqa: BLE001 - Redis trouble: log, retry; never take the worker down
@@ -177,7 +203,13 @@ class Registry:
         while True:
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=self.refresh)
             if message is not None and message.get("type") == "message":
-                self._on_stop(message.get("data"))
+                channel = message.get("channel")
+                channel = channel.decode() if isinstance(channel, bytes) else str(channel)
+                handler = self._handlers.get(channel)
+                if handler is not None:
+                    handler(message.get("data"))
+                else:
+                    self._on_stop(message.get("data"))
             if time.monotonic() >= next_refresh:
                 next_refresh = time.monotonic() + self.refresh
                 if self._runs:

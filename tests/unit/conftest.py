@@ -62,3 +62,17 @@ def _thread_database_off_unless_asked(monkeypatch):
     """Chats keep their threads in memory in the unit tests (no file in the checkout); a test that
     wants the database sets ``INTERRUPT_CHAT_DB_URL`` itself."""
     monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", "off")
+
+
+@pytest.fixture(autouse=True)
+def _no_live_sync_app(monkeypatch):
+    """Unit tests have no running Reflex app: live sync reaches no tab unless a test says how (test_sync.py)."""
+    import contextlib
+
+    from interrupt_chat import sync
+
+    @contextlib.asynccontextmanager
+    async def nowhere(token: str, state_name: str):
+        yield None
+
+    monkeypatch.setattr(sync, "modify", nowhere)

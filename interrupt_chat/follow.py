@@ -1,0 +1,74 @@
+"""What a tab shows of a change made elsewhere (:mod:`interrupt_chat.sync` calls it, inside the tab's lock).
+
+The shown thread is read again from the database (a running turn's rows come with the notice:
+they are in no database until the turn ends); the thread list, the audit trail and, when the tab
+showed it, the inbox are read again too. A thread this tab drives itself is left alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import driver, live, persistence, routing
+from .inbox import fill
+from .views import MessageRow, ToolCallRow
+
+if TYPE_CHECKING:
+    from .state import ChatState
+    from .sync import Notice
+
+__all__ = ["follow"]
+
+
+async def follow(chat: ChatState, notice: Notice) -> routing.HandlerCall | None:
+    """Bring the tab up to date with ``notice`` (inside its lock); returns the handler call a new set owes (S17)."""
+    chat_cls = type(chat)
+    call = None
+    mine = chat._sessions.get(notice.thread_id)
+    if mine is not None and mine.running:
+        return None  # this tab drives the run: it shows it already
+    if notice.thread_id == chat.thread_id:
+        if notice.rows is not None:
+            await _show_turn(chat, notice)
+            return None
+        call = await _show_thread(chat, chat_cls, notice.thread_id)
+    summaries = await persistence.summaries(chat._owner_key)
+    if summaries is not None and not chat.thread_query:
+        chat._summaries = summaries
+        driver.list_threads(chat)
+    if chat._inbox_shown:
+        await fill(chat)
+    return call
+
+
+async def _show_turn(chat: ChatState, notice: Notice) -> None:
+    """Another tab's running turn on the shown thread: its rows as they are now, whole."""
+    rows = [_row(raw) for raw in notice.rows or []]
+    turn = await live.load(chat)
+    if turn.live != rows:
+        turn.live = rows
+    if chat.status != "running":
+        chat.status = "running"
+    if chat.step != notice.step:
+        chat.step = notice.step
+
+
+async def _show_thread(chat: ChatState, chat_cls: type[ChatState], thread_id: str) -> routing.HandlerCall | None:
+    """The shown thread as the database has it now: messages, status, cards, audit trail."""
+    if thread_id not in chat._sessions:
+        await persistence.load_thread(chat, thread_id)
+    fresh = await persistence.refresh(chat, thread_id)
+    busy = fresh.busy
+    if fresh.deleted:  # as in the tab that deleted it: the newest other thread, or a new one
+        chat.thread_id = next((row["id"] for row in chat.threads if row["id"] != thread_id), "")
+        if not chat.thread_id or await persistence.load_thread(chat, chat.thread_id) is None:
+            chat.thread_id = ""
+    session = chat._session()
+    await driver.publish(chat, session, full=True, starting=busy)
+    chat.decisions = await persistence.decision_rows(chat)
+    return await routing.route(chat, chat_cls, session)
+
+
+def _row(raw: dict[str, Any]) -> MessageRow:
+    calls = [ToolCallRow(**call) for call in raw.get("tool_calls") or []]
+    return MessageRow(**{**raw, "tool_calls": calls})

@@ -1,0 +1,140 @@
+"""Live sync (issue 23): a change made in one tab reaches the owner's other tabs, without a reload.
+
+Tabs are ``rx.State`` trees against the demo agent on loopback and one SQLite database, as in
+test_consistency.py; ``sync.modify`` reaches a tab's state by its client token (in the app:
+``app.modify_state``). Notices travel in-process (no Redis): the scale tests cover Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from interrupt_chat import persistence, runs, sync
+from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.registry import new_chat_state
+from interrupt_chat.state import ChatState
+from interrupt_chat.threads_db import ThreadDB
+from tests.unit.agents import serve_in_thread
+from tests.unit.page import Page
+from tests.unit.test_consistency import Tab
+
+pytestmark = pytest.mark.loopback
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[tuple[str, str, DemoStore]]:
+    fast, slow = create_app(delay=0.0), create_app(delay=0.01)
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    with serve_in_thread(Starlette(routes=[Mount("/fast", app=fast), Mount("/slow", app=slow)])) as base:
+        yield f"{base}/fast/", f"{base}/slow/", fast.state.store
+
+
+@pytest.fixture(scope="module")
+def chats(agent) -> dict[str, type[ChatState]]:
+    return {"fast": new_chat_state("sync-fast", agent_url=agent[0], configs=[]),
+            "slow": new_chat_state("sync-slow", agent_url=agent[1], configs=[])}
+
+
+@pytest.fixture(autouse=True)
+def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
+    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
+    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
+    db = persistence.database()
+    assert db is not None
+    yield db
+    db.close()
+
+
+@pytest.fixture(autouse=True)
+def page() -> Iterator[Page]:
+    tab = Page()
+    with tab.attached():
+        yield tab
+
+
+@pytest.fixture
+def tabs(monkeypatch) -> dict[str, Tab]:
+    """The open tabs by client token: what ``sync.modify`` reaches."""
+    opened: dict[str, Tab] = {}
+
+    @contextlib.asynccontextmanager
+    async def modify(token: str, state_name: str):
+        tab = opened.get(token)
+        yield tab.chat if tab is not None and tab.cls.get_full_name() == state_name else None
+
+    monkeypatch.setattr(sync, "modify", modify)
+    return opened
+
+
+async def _open(tabs: dict[str, Tab], chat_cls: type[ChatState], store: DemoStore) -> Tab:
+    tab = await Tab(chat_cls, store).load()
+    tabs[tab.token] = tab
+    return tab
+
+
+async def until(predicate, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_an_answer_in_one_tab_clears_the_card_in_the_other(tabs, chats, agent):
+    a = await _open(tabs, chats["fast"], agent[2])
+    await a.send("approval")
+    b = await _open(tabs, chats["fast"], agent[2])
+    assert b.chat.thread_id == a.chat.thread_id and b.chat.status == "interrupted"
+    [interrupt_id] = b.ids()
+    await a.resolve({"approved": True}, interrupt_id)
+    await until(lambda: b.chat.status == "idle" and not b.chat.locked)
+    assert [m.content for m in b.chat.messages if m.role == "user"] == ["approval"]
+    assert (await b.config()).cards == []
+    assert [d["action"] for d in b.chat.decisions] == ["resolved"]
+
+
+async def test_a_running_turn_streams_into_the_other_tab(tabs, chats, agent):
+    a = await _open(tabs, chats["slow"], agent[2])
+    await a.send("hello")
+    b = await _open(tabs, chats["slow"], agent[2])
+    seen: list[str] = []
+    run = asyncio.create_task(a.send("long"))
+    try:
+        await until(lambda: b.chat.status == "running")
+        live = await b.chat.get_state(b.cls.live_state)
+        await until(lambda: any(row.role == "assistant" and row.content for row in live.live))
+        seen.append(next(row.content for row in live.live if row.role == "assistant"))
+        await until(lambda: next(row.content for row in live.live if row.role == "assistant") != seen[0])
+        assert a.chat.status == "running"  # b saw the answer grow while a's run streamed it
+    finally:
+        await a.cls.stop.fn(a.chat)
+        await run
+    await until(lambda: b.chat.status == "idle")
+
+
+async def test_a_rename_and_a_delete_reach_the_other_tabs_thread_list(tabs, chats, agent):
+    a = await _open(tabs, chats["fast"], agent[2])
+    await a.send("hello")
+    thread_id = a.chat.thread_id
+    b = await _open(tabs, chats["fast"], agent[2])
+    await a.cls.rename_thread.fn(a.chat, {"thread_id": thread_id, "title": "Renamed elsewhere"})
+    await until(lambda: [row["title"] for row in b.chat.threads if row["id"] == thread_id] == ["Renamed elsewhere"])
+    await a.cls.delete_thread.fn(a.chat, thread_id)
+    await until(lambda: all(row["id"] != thread_id for row in b.chat.threads) and b.chat.thread_id != thread_id)
+    assert b.chat.messages == []
+
+
+async def test_a_tab_of_another_owner_hears_nothing(tabs, chats, agent):
+    a = await _open(tabs, chats["fast"], agent[2])
+    stranger = await Tab(chats["fast"], agent[2], owner="someone-else").load()
+    tabs[stranger.token] = stranger
+    await a.send("approval")
+    await asyncio.sleep(0.2)
+    assert stranger.chat.status == "idle" and stranger.chat.messages == []
+    assert all(row["id"] != a.chat.thread_id for row in stranger.chat.threads)
