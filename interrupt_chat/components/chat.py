@@ -16,6 +16,7 @@ from .behaviour import chat_behaviour
 from .composer import composer
 from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import ToolRenderers, message_row
+from .notify import notify_toggle
 from .tool_wait import tool_slot
 
 __all__ = ["chat", "chat_state", "chat_view", "run_status"]
@@ -137,8 +138,8 @@ def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptS
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
-        rx.hstack(run_status(state), rx.spacer(), header or rx.fragment(), align="center", width="100%",
-                  class_name="ic-toolbar"),
+        rx.hstack(run_status(state), rx.spacer(), header or rx.fragment(), notify_toggle(), align="center",
+                  width="100%", class_name="ic-toolbar"),
         _messages(state, tool_renderers),
         rx.cond(state.error != "", rx.callout(state.error, icon="triangle_alert", color_scheme="red", size="1",
                                               high_contrast=True, class_name="ic-error",

@@ -19,6 +19,7 @@ from ..state import ChatState, InterruptState
 from .behaviour import chat_behaviour
 from .chat import STYLESHEET
 from .interrupt_slot import SlotProps, interrupt_card
+from .notify import notify_toggle
 
 __all__ = ["approvals_inbox"]
 
@@ -141,6 +142,7 @@ def approvals_inbox(state: type[ChatState] | Any, chat_path: str = "/",
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
         chat_behaviour(),  # skip links (docs/accessibility.md)
+        rx.hstack(rx.spacer(), notify_toggle(), width="100%"),
         rx.cond(nothing, rx.callout("Nothing is waiting for you.", icon="check", size="1",
                                     custom_attrs={"data-testid": "inbox-empty"})),
         *[_items(s, path) for s, path in chats],

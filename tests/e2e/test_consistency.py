@@ -135,12 +135,8 @@ def test_finding01_two_tabs_after_a_restart_send_one_resume(page: Page, app_url,
             f"round {round_no + 1}: the agent received {len(resumes)} resume requests for interrupt "
             f"{interrupt_id} (two tabs clicked Approve {gap_ms:.0f} ms apart after a restart); expected exactly 1; "
             f"run ids {[r.get('runId') for r in resumes]}")
-        for name, tab in (("A", a), ("B", b)):  # both tabs end on the answered thread
+        for name, tab in (("A", a), ("B", b)):  # both tabs end on the answered thread, without a reload (live sync)
             stale = f"round {round_no + 1}: tab {name} does not show the answered thread"
-            if tab.status.get_attribute("data-status") != "idle":
-                # the tab whose click lost saw "moved on in another window"; it shows the other tab's run
-                # once reloaded (live sync to every tab, without a reload, is issue 23's)
-                tab.page.reload()
             expect(tab.status, stale).to_have_attribute("data-status", "idle")
             expect(tab.cards(), stale).to_have_count(0)
 
