@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
     from .components.chat import chat, chat_state
+    from .components.decide import decide_page
     from .components.declaration import Chat
     from .components.inbox import approvals_inbox
     from .components.interrupt_slot import SlotProps
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .tools import FrontendToolState
 
 __all__ = ["Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
-           "audit_trail", "chat", "chat_state", "set_default_agent_url", "thread_list"]
+           "audit_trail", "chat", "chat_state", "decide_page", "set_default_agent_url", "thread_list"]
 
 _LAZY = {
     "Chat": "interrupt_chat.components.declaration",
@@ -32,6 +33,7 @@ _LAZY = {
     "SlotProps": "interrupt_chat.components.interrupt_slot",
     "chat": "interrupt_chat.components.chat",
     "chat_state": "interrupt_chat.components.chat",
+    "decide_page": "interrupt_chat.components.decide",
     "set_default_agent_url": "interrupt_chat.endpoint",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",

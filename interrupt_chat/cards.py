@@ -76,7 +76,8 @@ def prompt_of(fields: dict[str, Any]) -> str:
     return str(fields.get("reason") or "The agent is waiting for your answer.")
 
 
-def _edit_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
+def tool_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
+    """The tool call's arguments as pretty JSON (from the transcript, else ``metadata.tool_input``)."""
     call_id = fields.get("toolCallId")
     call = transcript.tool_calls.get(call_id) if transcript and call_id else None
     args: Any = None
@@ -100,7 +101,7 @@ def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, n
         prompt=prompt_of(fields),
         kind=kind,
         fields=[FormField(**f) for f in fields_of(schema)] if kind == "form" else [],
-        edit_args=_edit_args(fields, transcript) if kind == "edit" else "",
+        edit_args=tool_args(fields, transcript) if kind == "edit" else "",
         tool_name=call.name if call else str(metadata.get("tool_name") or ""),
         expires_at=str(fields.get("expiresAt") or ""),
     )

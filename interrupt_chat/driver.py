@@ -20,7 +20,7 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import live, persistence, routing, runs, streaming, sync
+from . import links, live, notifier, persistence, routing, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
 from .views import message_rows, people_error, thread_rows, tool_rows
@@ -182,10 +182,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
             else:
                 keep(chat, session)
         await _emit(chunks)
-        handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
-        notice = await persistence.write(owner, session, in_flight=handlers, origin=origin)  # after the lock
-        if not handlers:  # removed once the end is saved: until then the claim has a live driver
-            await runs.remove(key, session)
+        notice = await _save_end(owner, session, key, origin)
         summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
         async with state:
             chat = await routing.chat_of(state, chat_cls)
@@ -196,6 +193,18 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
         await drive(state, chat_cls, session, session.answer_handlers())
+
+
+async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str) -> str:
+    """After the lock: save the run's end, release the run, tell the person what now waits; the notice if any."""
+    handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
+    notice = await persistence.write(owner, session, in_flight=handlers, origin=origin)
+    if not handlers:  # removed once the end is saved: until then the claim has a live driver
+        await runs.remove(key, session)
+    if not notice and not session.running and notifier.wanted(owner):  # what now waits reaches the person
+        await links.ready()
+        await notifier.emit(owner, notifier.requests_of("pending", owner, session))
+    return notice
 
 
 async def run_handlers(state: rx.State, chat_cls: type[ChatState]) -> None:

@@ -288,3 +288,4 @@ app.add_page(confirm, route="/confirm", title="interrupt_chat · approval throug
 app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")
 app.add_page(progress, route="/progress", title="interrupt_chat · progress")
 app.add_page(shared_state, route="/shared-state", title="interrupt_chat · shared state")
+app.add_page(ic.decide_page, route="/decide/[token]", title="interrupt_chat · decide")  # decision links

@@ -10,6 +10,7 @@ breaks the chat: it keeps working in memory.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 import inspect
 import json
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import reflex as rx
 from reflex.utils.format import to_snake_case
 
-from . import runs, sync
+from . import notifier, runs, sync
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
 from .store.moves import move_owner
@@ -140,8 +141,14 @@ def check_soon() -> None:
     threading.Thread(target=check, name="interrupt_chat-db-check", daemon=True).start()
 
 
+FORCED_OWNER: contextvars.ContextVar[str] = contextvars.ContextVar("interrupt_chat_forced_owner", default="")
+"""The owner key a server-side answer acts for (a decision link, expiry): :mod:`interrupt_chat.headless`."""
+
+
 async def owner_of(chat: ChatState) -> str:
     """The owner key of a chat: its owner (``chat(owner=...)``, else the browser's id) and the chat's name."""
+    if FORCED_OWNER.get():
+        return FORCED_OWNER.get()
     fn = chat.__class__.owner_fn  # (type() of a StateProxy is the proxy)
     owner = fn(chat) if fn is not None else chat.owner()
     if inspect.isawaitable(owner):
@@ -417,6 +424,7 @@ class Audit:
     action: str  # resolved | cancelled | rejected | expired | dismissed
     payload: Any = None
     schema: Any = None
+    by: str = "person"  # person | bulk | policy | link | expiry
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
@@ -437,11 +445,15 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
     try:
         for audit in audits or []:
             await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
-                           audit.reason, audit.action, audit.payload, audit.schema)
+                           audit.reason, audit.action, audit.payload, audit.schema, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
             await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
+        await notifier.emit(owner, [notifier.notification("expired" if a.action == "expired" else "decided", owner,
+                                                          a.thread_id, run_id=a.run_id or "",
+                                                          interrupt_id=a.interrupt_id, reason=a.reason or "")
+                                    for a in audits or []])
     except ThreadDeleted:
         log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
     except ThreadConflict as exc:
@@ -509,7 +521,7 @@ async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return []
-    return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "",
+    return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "", "by": r.by,
              "at": r.at.strftime("%Y-%m-%d %H:%M:%S"),
              "payload": short_text(json.dumps(r.payload, ensure_ascii=False), 160) if r.payload is not None else ""}
             for r in records]

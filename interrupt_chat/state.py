@@ -129,6 +129,9 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     identity: ClassVar[str] = ""  # its name, else its configurations and tools (registry.identity_key)
     legacy_names: ClassVar[list[str]] = []  # class names it had before 0017: their stored threads move to it
     renderers: ClassVar[dict[str, Callable[..., Any]]] = {}  # configuration full name -> its slot's render_fn
+    notify_fn: ClassVar[Callable[[dict[str, Any]], Any] | None] = None  # Chat(notify=...): notifications (notifier.py)
+    on_expiry: ClassVar[str] = ""  # Chat(on_expiry="cancel"): the backend sends a set whose last interrupt expired
+    decide_requires_owner: ClassVar[bool] = False  # Chat(decide_requires_owner=True): links need the owner's login
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):

@@ -91,6 +91,7 @@ from .store.sql import (
     _check_tables,
     _Conflict,
     _Known,
+    _migrate,
     _Stored,
     _stored_row,
     _tombstoned,
@@ -110,6 +111,7 @@ from .store.types import (
 
 __all__ = [
     "DB_URL_ENV",
+    "DECIDED_BY",
     "DECISION_ACTIONS",
     "DEFAULT_DATA_DIR",
     "MASKED",
@@ -136,8 +138,9 @@ log = logging.getLogger(__name__)
 DEFAULT_DATA_DIR = ".interrupt_chat"
 LEGACY_DATA_DIR = "interrupt_chat_data"  # the default before 0.x: still used when it holds a database
 DEFAULT_DB_FILE = "threads.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: interrupt_chat_decisions.decided_by
 DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed")
+DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
 
@@ -318,17 +321,18 @@ class ThreadDB:
                     if conn.dialect.name == "postgresql":
                         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
                     _metadata.create_all(conn)
-                    _check_tables(conn)
                     found = conn.execute(select(schema_version_table.c.version)
                                          .where(schema_version_table.c.id == 1)).scalar()
-                    if found is None:
-                        conn.execute(schema_version_table.insert().values(id=1, version=SCHEMA_VERSION))
-                    elif found > SCHEMA_VERSION:
+                    if found is not None and found > SCHEMA_VERSION:
                         raise ThreadDBError(f"thread database: its schema version {found} is newer than this code's "
                                             f"({SCHEMA_VERSION}); upgrade interrupt_chat")
-                    elif found < SCHEMA_VERSION:  # pragma: no cover - no older schema exists yet
+                    if found is not None and found < SCHEMA_VERSION:
+                        _migrate(conn, found)
                         conn.execute(schema_version_table.update().where(schema_version_table.c.id == 1)
                                      .values(version=SCHEMA_VERSION))
+                    _check_tables(conn)
+                    if found is None:
+                        conn.execute(schema_version_table.insert().values(id=1, version=SCHEMA_VERSION))
             self._ready = True
 
     # -- threads -------------------------------------------------------------------------------
@@ -631,7 +635,8 @@ class ThreadDB:
     # -- the audit trail -----------------------------------------------------------------------
 
     def record_decision(self, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
-                        reason: str | None, action: str, payload: Any = None, schema: Any = None) -> DecisionRecord:
+                        reason: str | None, action: str, payload: Any = None, schema: Any = None,
+                        by: str = "person") -> DecisionRecord:
         """Append what the person decided about one interrupt to the audit trail.
 
         Args:
@@ -643,6 +648,7 @@ class ThreadDB:
             action: one of :data:`DECISION_ACTIONS`.
             payload: the answer; every masked field (per ``schema``) is stored as :data:`MASKED` (S23).
             schema: the interrupt's ``responseSchema``.
+            by: who or what decided, one of :data:`DECIDED_BY`.
 
         Returns:
             The entry as stored.
@@ -653,15 +659,17 @@ class ThreadDB:
         """
         if action not in DECISION_ACTIONS:
             raise ValueError(f"unknown decision action {action!r} (expected one of {', '.join(DECISION_ACTIONS)})")
+        if by not in DECIDED_BY:
+            raise ValueError(f"unknown decider {by!r} (expected one of {', '.join(DECIDED_BY)})")
         masked = mask_secrets(payload, schema)
         at = self._stamp()
         with self._transaction("record the decision", write=True) as conn:
             key = conn.execute(decisions_table.insert().values(
                 owner=owner, thread_id=thread_id, run_id=run_id, interrupt_id=interrupt_id or "", reason=reason,
-                action=action, payload=masked, at=at)).inserted_primary_key
+                action=action, payload=masked, at=at, decided_by=by)).inserted_primary_key
         if key is None:  # pragma: no cover - every backend here returns the new id
             raise ThreadDBError("thread database: the audit entry got no id")
-        return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at)
+        return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at, by)
 
     def decisions(self, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:
         """``owner``'s audit trail (one thread's, when given), oldest first.
@@ -676,7 +684,7 @@ class ThreadDB:
         with self._transaction("read the audit trail") as conn:
             rows = conn.execute(query.order_by(d.c.id)).all()
         return [DecisionRecord(r.id, r.thread_id, r.run_id, r.interrupt_id, r.reason, r.action, r.payload,
-                               _aware(r.at)) for r in rows]
+                               _aware(r.at), r.decided_by or "person") for r in rows]
 
     def export_jsonl(self, owner: str) -> str:
         """``owner``'s audit trail as JSON Lines (one :meth:`DecisionRecord.to_json` object a line).

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
-from . import driver, persistence, routing
+from . import driver, notifier, persistence, routing
 from .agui import AgentSession, FrontendTool, FrontendTools, RunInFlight, ToolCallNotWaiting
 from .forms import FormError, check_answer
 from .mixins import ConcreteSubclasses
@@ -169,5 +169,8 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
             chat.notice = persistence.CONFLICT_NOTICE
             return
         await driver.publish(chat, session, full=True, starting=session.running)
+        owner, name = chat._owner_key, next((w.name for w in session.tool_waits if w.tool_call_id == tool_call_id), "")
+    await notifier.emit(owner, [notifier.notification("decided", owner, session.thread_id, tool=name,
+                                                      tool_call_id=tool_call_id)])
     if session.running:  # the last answer: the next run takes the results to the agent
         await driver.drive(state, chat_cls, session, events)

@@ -99,8 +99,10 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
 def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None,
          *, headers: Headers | None = None, owner: OwnerFn | None = None, header: rx.Component | None = None,
          footer: rx.Component | None = None, tools: Sequence[type[FrontendToolState]] | None = None,
-         tool_renderers: ToolRenderers | None = None, name: str | None = None) -> rx.Component:
-    """The chat page body.
+         tool_renderers: ToolRenderers | None = None, name: str | None = None,
+         notify: Callable[[dict[str, Any]], Any] | None = None, on_expiry: str | None = None,
+         decide_requires_owner: bool | None = None) -> rx.Component:
+    """The chat page body: ``ic.Chat(...).view(header=..., footer=...)`` in one call.
 
     Args:
         agent_url: the AG-UI endpoint; default ``INTERRUPT_CHAT_AGENT_URL``, else the URL registered
@@ -121,13 +123,17 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         tool_renderers: ``{tool name: render_fn}``: ``render_fn(call)`` draws that tool's calls
             (``call.status``, ``call.input`` (the arguments, once complete), ``call.output`` (a
             JSON result), ``call.result`` (its text)); other tools get the default card.
-        name: keeps this chat's conversation apart from another ``chat()`` with the same agent,
-            interrupts and tools (by default they share one: docs/decisions/0004).
+        name: the chat's identity (see ``ic.Chat``): keeps its conversation apart from another
+            chat with the same interrupts and tools.
+        notify: ``fn(notification)``, told when a request waits, is decided or expires (``ic.Chat``).
+        on_expiry: ``"cancel"``: the backend sends a set whose last interrupt expired (``ic.Chat``).
+        decide_requires_owner: decision links need the owner's own login (``ic.Chat``).
     """
     from .declaration import Chat  # the declaration uses this module's parts
 
     return Chat(agent_url, interrupts, headers=headers, owner=owner, tools=tools, tool_renderers=tool_renderers,
-                name=name).view(header=header, footer=footer)
+                name=name, notify=notify, on_expiry=on_expiry,
+                decide_requires_owner=decide_requires_owner).view(header=header, footer=footer)
 
 
 def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState], RenderFn]],

@@ -15,7 +15,8 @@ state's identity is its ``name`` (else its interrupts and tools), never its agen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import reflex as rx
 
@@ -28,6 +29,19 @@ from .message import ToolRenderers
 from .threads import audit_trail, thread_list
 
 __all__ = ["Chat"]
+
+NotifyFn = Callable[[dict[str, Any]], Any]
+
+
+def _option(state: type[ChatState], attribute: str, value: Any) -> None:
+    """A chat option given by this declaration; another declaration of the chat may not change it."""
+    if value is None:
+        return
+    current = getattr(state, attribute)
+    if current not in (None, "", False) and current != value:
+        raise ValueError(f"the chat {state.identity.removeprefix('name:')!r} is already declared with another "
+                         f"{attribute.removesuffix('_fn')}: declare it once (ic.Chat(...)) and reuse it")
+    setattr(state, attribute, value)
 
 
 class Chat:
@@ -43,18 +57,31 @@ class Chat:
         tool_renderers: ``{tool name: render_fn(call)}`` for tool calls in the messages.
         name: the chat's identity (its state's name and its threads' key); default: its
             interrupts and tools, or ``"default"``.
+        notify: ``fn(notification)`` (sync or async): told when a request waits, is decided or
+            expires (README, "Approvals outside the chat").
+        on_expiry: ``"cancel"``: when a set's last open interrupt expires, the backend sends it,
+            the expired ones as ``cancelled`` (S11), even with no tab open.
+        decide_requires_owner: decision links work only in a browser where the chat's ``owner``
+            function names the thread's owner (the app's login).
     """
 
     def __init__(self, agent_url: str | None = None,
                  interrupts: Sequence[tuple[type[InterruptState], RenderFn]] | None = None, *,
                  headers: Headers | None = None, owner: OwnerFn | None = None,
                  tools: Sequence[type[FrontendToolState]] | None = None,
-                 tool_renderers: ToolRenderers | None = None, name: str | None = None) -> None:
+                 tool_renderers: ToolRenderers | None = None, name: str | None = None,
+                 notify: NotifyFn | None = None, on_expiry: str | None = None,
+                 decide_requires_owner: bool | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
+        if on_expiry not in (None, "", "cancel"):
+            raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
         self.interrupts = list(interrupts or [])
         self.tool_renderers = dict(tool_renderers or {})
         self.name = name
         self.state: type[ChatState] = chat_state(agent_url, self.interrupts, headers, owner, tools, name)
+        _option(self.state, "notify_fn", notify)
+        _option(self.state, "on_expiry", on_expiry)
+        _option(self.state, "decide_requires_owner", decide_requires_owner)
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
                                 **{config.get_full_name(): render for config, render in self.interrupts}}

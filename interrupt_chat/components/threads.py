@@ -108,12 +108,13 @@ def audit_trail(state: type[ChatState]) -> rx.Component:
         rx.cond(state.decisions.length() == 0, rx.text("None yet.", size="1", color_scheme="gray")),
         rx.foreach(state.decisions, lambda entry: rx.box(
             rx.hstack(rx.badge(entry["action"], size="1", variant="soft", high_contrast=True),
+                      rx.cond(entry["by"] != "person", rx.text("by ", entry["by"], size="1", color_scheme="gray")),
                       rx.text(entry["reason"], size="1", class_name="ic-mono"), spacing="2", align="center"),
             rx.text(entry["at"], " UTC", size="1", color_scheme="gray"),
             rx.cond(entry["payload"] != "", rx.text(entry["payload"], size="1", class_name="ic-mono")),
             class_name="ic-audit-entry",
             custom_attrs=_testid("audit-entry", **{"data-interrupt-id": entry["interrupt_id"],
-                                                   "data-action": entry["action"]}),
+                                                   "data-action": entry["action"], "data-by": entry["by"]}),
         )),
         class_name="ic-audit", spacing="1", width="100%",
     )

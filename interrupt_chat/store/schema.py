@@ -6,14 +6,17 @@
 - ``interrupt_chat_messages``: one row per AG-UI message.
 - ``interrupt_chat_decisions``: the append-only audit trail.
 - ``interrupt_chat_tombstones``: the threads that were deleted; a save never brings one back.
+- ``interrupt_chat_outbox``: notifications to deliver (at least once), claimed row by row.
+- ``interrupt_chat_secrets``: secrets the app did not configure, generated once (the link secret).
+- ``interrupt_chat_link_uses``: decision links already used (each works once).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
 
-__all__ = ["decisions_table", "messages_table", "metadata", "schema_version_table", "threads_table",
-           "tombstones_table"]
+__all__ = ["decisions_table", "link_uses_table", "messages_table", "metadata", "outbox_table", "schema_version_table",
+           "secrets_table", "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 
@@ -69,6 +72,7 @@ decisions_table = Table(
     Column("action", String(16), nullable=False),
     Column("payload", JSON),
     Column("at", DateTime(timezone=True), nullable=False),
+    Column("decided_by", String(16)),  # person | bulk | policy | link | expiry (schema 2; NULL before: person)
     Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
 )
 
@@ -77,4 +81,28 @@ tombstones_table = Table(
     Column("owner", String, primary_key=True),
     Column("thread_id", String, primary_key=True),
     Column("deleted_at", DateTime(timezone=True), nullable=False),
+)
+
+outbox_table = Table(
+    "interrupt_chat_outbox", metadata,
+    Column("id", String(64), primary_key=True),  # the notification's stable id: enqueued once
+    Column("chat", Text, nullable=False),  # the chat state's full name: whose notify function
+    Column("body", JSON, nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_at", DateTime(timezone=True), nullable=False),  # due (or leased until)
+    Column("state", String(16), nullable=False),  # pending | delivered | failed
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("interrupt_chat_outbox_due", "state", "next_at"),
+)
+
+secrets_table = Table(
+    "interrupt_chat_secrets", metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+link_uses_table = Table(
+    "interrupt_chat_link_uses", metadata,
+    Column("token_id", String(64), primary_key=True),
+    Column("used_at", DateTime(timezone=True), nullable=False),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, case, inspect, select
+from sqlalchemy import bindparam, case, inspect, select, text
 from sqlalchemy.engine import Connection
 
 from ..agui.records import MessageDigests
@@ -15,6 +15,12 @@ from .schema import metadata as _metadata
 from .types import ThreadDBError
 
 DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
+
+
+def _migrate(conn: Connection, found: int) -> None:
+    """Bring a schema of version ``found`` to this code's (one step per version, inside the creating transaction)."""
+    if found < 2 and "decided_by" not in {c["name"] for c in inspect(conn).get_columns("interrupt_chat_decisions")}:
+        conn.execute(text("ALTER TABLE interrupt_chat_decisions ADD COLUMN decided_by VARCHAR(16)"))
 
 
 def _check_tables(conn: Connection) -> None:

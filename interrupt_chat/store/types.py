@@ -140,6 +140,8 @@ class DecisionRecord:
         action: ``resolved``, ``cancelled``, ``rejected``, ``expired`` or ``dismissed``.
         payload: the answer as sent, masked fields replaced by :data:`MASKED`.
         at: when it was recorded (aware, UTC).
+        by: who or what decided: ``person`` (a card in the chat or the inbox), ``bulk``, ``policy``,
+            ``link`` or ``expiry``.
     """
 
     id: int
@@ -150,11 +152,13 @@ class DecisionRecord:
     action: str
     payload: Any
     at: datetime
+    by: str = "person"
 
     def to_json(self) -> dict[str, Any]:
         """The entry as plain JSON data (camelCase keys, ``at`` in ISO 8601)."""
         return {"id": self.id, "threadId": self.thread_id, "runId": self.run_id, "interruptId": self.interrupt_id,
-                "reason": self.reason, "action": self.action, "payload": self.payload, "at": self.at.isoformat()}
+                "reason": self.reason, "action": self.action, "payload": self.payload, "at": self.at.isoformat(),
+                "by": self.by}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,86 @@
+"""Answers given on the server, with no tab of the owner open: decision links and expiry.
+
+An answer goes through the same path as the inbox's (:func:`interrupt_chat.answers.record`: the
+thread is read fresh, the answer checked and claimed by a conditional write), on a chat state
+that belongs to no browser: a detached state tree whose owner is forced to the thread's owner.
+The resume then runs in the background, in a context of its own (no tab receives its stream);
+its end is saved and every open tab of the owner shows it live (:mod:`interrupt_chat.sync`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import reflex as rx
+from reflex.istate.data import SessionData
+
+from . import answers, driver, persistence
+from .agui import new_id
+
+if TYPE_CHECKING:
+    from .state import ChatState
+
+__all__ = ["Answered", "answer", "detached"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What a server-side answer came to: ``sent`` (recorded, and resumed when it was the last), else why not."""
+
+    recorded: bool
+    message: str = ""
+
+
+def detached(chat_cls: type[ChatState], label: str) -> ChatState:
+    """A chat state of no browser tab (its own state tree, a client token of its own)."""
+    root = rx.State()
+    token = f"{label}-{new_id('server')}"
+    root.rx_router_session = SessionData(client_token=token, client_ip="", session_id=token)
+    return root.get_substate(chat_cls.get_full_name().split("."))  # type: ignore[return-value]
+
+
+async def answer(chat_cls: type[ChatState], owner_key: str, thread_id: str, verb: str, payload: Any,
+                 interrupt_id: str, run_id: str, by: str) -> Answered:
+    """Answer one interrupt of ``owner_key``'s thread as ``by`` (``link`` or ``expiry``); resume in the background."""
+    forced = persistence.FORCED_OWNER.set(owner_key)
+    try:
+        chat = detached(chat_cls, by)
+        await driver.ready(chat, chat_cls)
+        errors: list[str] = []
+        outcome, _moved = await answers.record(chat, thread_id, _set_of(run_id), verb, payload, interrupt_id or None,
+                                               lambda card_id, message: errors.append(message))
+        payload = None  # S23: the tracker holds it now
+        if outcome is None:
+            return Answered(False, errors[0] if errors else chat.notice or "There was nothing to answer.")
+        for audit in outcome.audits:
+            audit.by = by
+        session = chat._sessions[thread_id]
+    finally:
+        persistence.FORCED_OWNER.reset(forced)
+    background = contextvars.Context()  # no tab's event context: the stream goes to no page
+    background.run(persistence.FORCED_OWNER.set, owner_key)
+    task = asyncio.get_running_loop().create_task(_conclude(chat, chat_cls, session, outcome),
+                                                  name="interrupt_chat.headless", context=background)
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+    return Answered(True)
+
+
+_tasks: set[asyncio.Task[None]] = set()
+
+
+def _set_of(run_id: str) -> Any:
+    return lambda pending: pending is not None and (pending.run_id or "") == run_id
+
+
+async def _conclude(chat: ChatState, chat_cls: type[ChatState], session: Any, outcome: answers.Outcome) -> None:
+    try:
+        await answers.conclude(chat, chat_cls, session, outcome)
+    except Exception:  # a run in the background: logged, never raised into nothing
+        log.exception("a server-side answer's resume failed")
