@@ -130,7 +130,7 @@ def _asks_for_secret(schema: Any) -> bool:
 
 def _hours() -> float:
     try:
-        return max(0.01, float(os.environ.get(LINK_HOURS_ENV) or 24))
+        return max(0.0, float(os.environ.get(LINK_HOURS_ENV) or 24))
     except ValueError:
         return 24.0
 

@@ -58,6 +58,11 @@ POST_TIMEOUT = 10.0
 MESSAGE_CHARS = 500
 
 
+def _backoff(attempts: int) -> float:
+    """Seconds before the next try after ``attempts`` failed ones: 2, 4, 8, 16, 32."""
+    return BACKOFF_SECONDS * 2 ** (attempts - 1)
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The signature header's value: ``sha256=`` and the hex HMAC-SHA256 of ``<timestamp>.<body>``."""
     digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
@@ -202,7 +207,7 @@ class _Courier:
             if db is not None:
                 await self._settle(db, item.id, delivered, attempts)
             elif not delivered and attempts < MAX_ATTEMPTS:
-                asyncio.get_running_loop().call_later(BACKOFF_SECONDS ** attempts, _memory.append,
+                asyncio.get_running_loop().call_later(_backoff(attempts), _memory.append,
                                                       outbox.OutboxItem(item.id, item.chat, item.body, attempts))
             elif not delivered:
                 log.warning("notifications: gave up on %s %s after %d attempts", item.body.get("event"), item.id,
@@ -219,7 +224,7 @@ class _Courier:
                 log.warning("notifications: gave up on %s after %d attempts", item_id, attempts)
                 await persistence.db_call(outbox.finish, db, item_id, delivered=False)
             else:
-                await persistence.db_call(outbox.retry_later, db, item_id, BACKOFF_SECONDS ** attempts)
+                await persistence.db_call(outbox.retry_later, db, item_id, _backoff(attempts))
         except ThreadDBError:  # the lease runs out: it is tried again
             pass
 

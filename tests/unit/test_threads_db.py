@@ -436,6 +436,25 @@ def test_schema_creation_is_idempotent(db_url):
     second.close()
 
 
+def test_a_schema_1_database_gains_who_decided_and_keeps_its_audit_trail(db_url):
+    old = ThreadDB(db_url)
+    old.record_decision("alice", "t1", "r1", "i1", "tool_call", "resolved", {"approved": True})
+    with old.engine.begin() as conn:  # what 0.1.0 created: no decided_by, version 1
+        conn.execute(text("ALTER TABLE interrupt_chat_decisions DROP COLUMN decided_by"))
+        conn.execute(schema_version_table.update().values(version=1))
+    old.close()
+    upgraded = ThreadDB(db_url)
+    [before] = upgraded.decisions("alice")
+    assert (before.action, before.by) == ("resolved", "person")  # decided before anyone else could
+    upgraded.record_decision("alice", "t1", "r2", "i2", "tool_call", "rejected", {"approved": False}, by="link")
+    assert [d.by for d in upgraded.decisions("alice")] == ["person", "link"]
+    with upgraded.engine.connect() as conn:
+        assert conn.execute(select(schema_version_table)).all() == [(1, SCHEMA_VERSION)]
+    with pytest.raises(ValueError, match="decider"):
+        upgraded.record_decision("alice", "t1", "r3", "i3", None, "resolved", by="robot")
+    upgraded.close()
+
+
 def test_a_newer_schema_is_refused(db_url):
     ThreadDB(db_url).ensure_schema()
     with ThreadDB(db_url).engine.begin() as conn:
