@@ -18,11 +18,12 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.threads import audit_trail, thread_list
     from .components.tool_wait import ToolCall
     from .endpoint import set_default_agent_url
+    from .expiry import expiry_sweeper
     from .state import ChatState, InterruptState
     from .tools import FrontendToolState
 
 __all__ = ["Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
-           "audit_trail", "chat", "chat_state", "decide_page", "set_default_agent_url", "thread_list"]
+           "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "set_default_agent_url", "thread_list"]
 
 _LAZY = {
     "Chat": "interrupt_chat.components.declaration",
@@ -35,6 +36,7 @@ _LAZY = {
     "chat_state": "interrupt_chat.components.chat",
     "decide_page": "interrupt_chat.components.decide",
     "set_default_agent_url": "interrupt_chat.endpoint",
+    "expiry_sweeper": "interrupt_chat.expiry",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",

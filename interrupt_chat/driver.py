@@ -20,7 +20,7 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import links, live, notifier, persistence, routing, runs, streaming, sync
+from . import expiry, links, live, notifier, persistence, routing, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
 from .views import message_rows, people_error, thread_rows, tool_rows
@@ -118,6 +118,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     an empty view of them.
     """
     chat = await routing.chat_of(state, chat_cls)
+    expiry.ensure_running()  # Chat(on_expiry="cancel"): this worker may sweep
     if chat.loaded and chat._owner_key and await persistence.owner_of(chat) != chat._owner_key:  # another user now
         chat.loaded = False
     if not chat.loaded:

@@ -58,8 +58,14 @@ async def answer(chat_cls: type[ChatState], owner_key: str, thread_id: str, verb
         payload = None  # S23: the tracker holds it now
         if outcome is None:
             return Answered(False, errors[0] if errors else chat.notice or "There was nothing to answer.")
+        if by == "expiry":  # the backend cancelled them because they expired: one "expired" entry each
+            expired = {a.interrupt_id for a in outcome.audits if a.action == "expired"}
+            outcome.audits[:] = [a for a in outcome.audits
+                                 if not (a.action == "cancelled" and a.interrupt_id in expired)]
         for audit in outcome.audits:
             audit.by = by
+            if by == "expiry" and audit.action == "cancelled":
+                audit.action = "expired"
         session = chat._sessions[thread_id]
     finally:
         persistence.FORCED_OWNER.reset(forced)

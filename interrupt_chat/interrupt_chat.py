@@ -201,7 +201,7 @@ def _page(body: rx.Component, aside: rx.Component | None = None, title: str = ""
 
 
 MAIN = ic.Chat()  # ``/`` (its identity: "default"); the inbox lists its approvals
-APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)])
+APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)], on_expiry="cancel")  # expiry fails closed
 MANUAL = ic.Chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
 
 
@@ -289,3 +289,4 @@ app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")
 app.add_page(progress, route="/progress", title="interrupt_chat · progress")
 app.add_page(shared_state, route="/shared-state", title="interrupt_chat · shared state")
 app.add_page(ic.decide_page, route="/decide/[token]", title="interrupt_chat · decide")  # decision links
+app.register_lifespan_task(ic.expiry_sweeper)  # sets expire while nobody visits, too

@@ -12,7 +12,7 @@ import interrupt_chat as ic
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FUNCTIONS = ("chat", "chat_state", "approvals_inbox", "thread_list", "audit_trail", "decide_page",
-             "set_default_agent_url")
+             "expiry_sweeper", "set_default_agent_url")
 METHODS: dict[str, tuple[str, ...]] = {"Chat": ("view", "thread_list", "inbox", "audit_trail")}
 EVENTS: dict[str, tuple[str, ...]] = {
     "InterruptState": ("resolve", "cancel"),
