@@ -43,6 +43,7 @@ APP_ROOT = Path(__file__).resolve().parents[2]
 REFLEX = str(Path(sys.executable).parent / "reflex")  # the reflex of the venv running the tests
 WEB_DIR = Path(tempfile.gettempdir()) / "interrupt_chat-scale-web"  # kept between runs: a warm build
 AGENT_DELAY = 0.02  # seconds per streamed delta: the "long" answer takes 40 s, ample time to act mid-stream
+EXPIRES_IN = 6.0  # the "expiring" scenario (the sweeper test waits it out)
 START_TIMEOUT = 240.0
 
 expect.set_options(timeout=20_000)
@@ -217,7 +218,7 @@ def _group_alive(pgid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def scale_agent() -> Iterator[DemoAgent]:
-    app = create_demo_agent(delay=AGENT_DELAY, expires_in=60)
+    app = create_demo_agent(delay=AGENT_DELAY, expires_in=EXPIRES_IN)
     with serve_in_thread(app) as base_url:
         yield DemoAgent(app, base_url + "/")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Chat, DemoAgent
-from tests.scale.conftest import ScaleApp
+from tests.scale.conftest import EXPIRES_IN, ScaleApp
 from tests.scale.test_scale_out import RELOADS, _agent_port, _wait_for, run_worker, websocket_worker
 
 
@@ -107,3 +107,34 @@ def test_finding07_stop_and_liveness_belong_to_the_thread(tab: Chat, page: Page,
     tab.page.get_by_test_id("chat-stop").click()
     expect(tab.status).not_to_have_attribute("data-status", "running", timeout=10_000)
     _wait_for(lambda: not scale_agent.store.active_runs, "no run left", timeout=10)
+
+
+# -- issue 23: live everywhere, across workers -----------------------------------------------------------------
+
+def test_a_decision_on_worker_b_reaches_the_tab_held_by_worker_a_live(tab: Chat, scale_app: ScaleApp,
+                                                                      scale_agent: DemoAgent):
+    tab.open()
+    tab.send("approval")
+    tab.wait("interrupted")
+    interrupt_id = tab.card().get_attribute("data-interrupt-id")
+    other, _ = second_tab_on_another_worker(tab, scale_app)
+    expect(other.card()).to_have_attribute("data-interrupt-id", interrupt_id)
+    other.card().get_by_test_id("interrupt-approve").click()
+    expect(tab.cards()).to_have_count(0, timeout=2_000)  # through Redis, no reload
+    tab.wait("idle", timeout=10_000)
+    expect(tab.page.get_by_test_id("audit-entry")).to_have_attribute("data-action", "resolved", timeout=2_000)
+    thread = scale_agent.last_thread()
+    assert len([r for r in scale_agent.records(thread) if r.get("resume")]) == 1
+
+
+def test_the_expiry_sweeper_sends_once_with_two_workers(tab: Chat, scale_agent: DemoAgent):
+    tab.open("/approval")  # on_expiry="cancel"; both workers run a sweeper, one holds the lock
+    tab.send("expiring")
+    tab.wait("interrupted")
+    thread = scale_agent.last_thread()
+    tab.page.close()
+    _wait_for(lambda: [r for r in scale_agent.records(thread) if r.get("resume")], "the expired set to be sent",
+              timeout=EXPIRES_IN + 15)
+    tab.page.context.new_page().wait_for_timeout(2_000)  # a second sweeper's send would be here by now
+    resumes = [r for r in scale_agent.records(thread) if r.get("resume")]
+    assert len(resumes) == 1 and [e["status"] for e in resumes[0]["resume"]] == ["cancelled"]
