@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import reflex as rx
 from sqlalchemy import select
 
-from . import headless, links, persistence
+from . import headless, links, persistence, sync
 from .agui import interrupt_dict
 from .cards import Card, build_cards, tool_args
 from .forms import FormError, payload_from_form
@@ -125,6 +125,16 @@ class DecideState(rx.State):
     async def _show(self, found: _Found) -> None:
         async with self:
             self.phase, self.action, self.card, self.sending = found.phase, found.action, found.card, False
+            if found.phase == "open" and found.link is not None:  # answered elsewhere: this page follows (sync.py)
+                sync.watch_page(found.owner_key, self.router.session.client_token, self.get_full_name(),
+                                found.link.thread_id)
+
+    async def follow_notice(self) -> None:
+        """Inside the lock (live sync): the thread changed elsewhere; show where the request stands now."""
+        if self.phase not in ("open", "done") or self.sending:  # done: the audit entry may say more now
+            return
+        found = await _find(self, self._token())
+        self.phase, self.action, self.card = found.phase, found.action, found.card
 
 
 async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
@@ -158,8 +168,13 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
     session = stored.session if stored is not None else None
     pending = session.tracker.pending if session is not None else None
     if session is None or pending is None or (pending.run_id or "") != link.run_id \
-            or link.interrupt_id not in pending.ids or link.interrupt_id in session.tracker.answers:
+            or link.interrupt_id not in pending.ids:
         return _Found("done", "resolved")
+    entry = session.tracker.answers.get(link.interrupt_id)
+    if entry is not None:  # answered, its audit entry not written yet: say how from the answer itself
+        payload = entry.payload
+        return _Found("done", "cancelled" if entry.status == "cancelled" else "rejected"
+                      if isinstance(payload, dict) and payload.get("approved") is False else "resolved")
     card = next((c for c in build_cards(pending, session.tracker, session.transcript) if c.id == link.interrupt_id),
                 None)
     if card is None:

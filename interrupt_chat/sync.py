@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .agui import AgentSession
     from .state import ChatState
 
-__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "live", "watch"]
+__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "live", "watch", "watch_page"]
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +78,15 @@ _last_live: dict[tuple[str, str], float] = {}  # (owner, thread) -> when its row
 
 def watch(chat: ChatState) -> None:
     """Remember that this tab shows ``chat.thread_id`` of its owner (inside the lock; cheap)."""
-    owner, token = chat._owner_key, chat.router.session.client_token
+    watch_page(chat._owner_key, chat.router.session.client_token, chat.get_full_name(), chat.thread_id)
+
+
+def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:
+    """Remember that tab ``token`` shows ``owner``'s ``thread_id`` in the state ``state_name`` (a chat, ``/decide``)."""
     if not owner or not token:
         return
     tabs = _watchers.setdefault(owner, OrderedDict())
-    tabs[token] = Watch(chat.get_full_name(), chat.thread_id)
+    tabs[token] = Watch(state_name, thread_id)
     tabs.move_to_end(token)
     _watchers.move_to_end(owner)
     while len(tabs) > MAX_TABS_PER_OWNER:
@@ -165,6 +169,10 @@ async def _follow(token: str, seen: Watch, notice: Notice) -> None:
 
     try:
         async with modify(token, seen.state) as chat:
+            if chat is not None and not hasattr(chat, "_owner_key"):  # another page of the thread (/decide)
+                if notice.thread_id == seen.thread_id and notice.rows is None:
+                    await chat.follow_notice()  # type: ignore[attr-defined]
+                return
             if chat is None or chat._owner_key != notice.owner:
                 _forget(notice.owner, token)
                 return
@@ -207,10 +215,10 @@ async def _modify(token: str, state_name: str) -> AsyncIterator[ChatState | None
     if namespace is None or token not in namespace._token_manager.token_to_socket:
         yield None
         return
-    chat_cls = rx.State.get_class_substate(state_name)
-    async with app.modify_state(BaseStateToken(ident=token, cls=chat_cls)) as state:
-        chat = state if isinstance(state, chat_cls) else await state.get_state(chat_cls)
-        yield chat  # type: ignore[misc]
+    state_cls = rx.State.get_class_substate(state_name)
+    async with app.modify_state(BaseStateToken(ident=token, cls=state_cls)) as state:
+        page = state if isinstance(state, state_cls) else await state.get_state(state_cls)
+        yield page  # type: ignore[misc]
 
 
 modify: Callable[[str, str], contextlib.AbstractAsyncContextManager[ChatState | None]] = _modify

@@ -126,3 +126,13 @@ def test_a_link_racing_the_owners_tab_resumes_once(chat: Chat, hook: Hook, brows
     time.sleep(0.5)
     thread = demo_agent.last_thread()
     assert len([r for r in demo_agent.records(thread) if r.get("resume")]) == 1
+
+
+def test_an_open_decide_page_follows_an_answer_given_in_the_chat(chat: Chat, hook: Hook, browser: Browser):
+    chat.interrupt("approval")
+    interrupt_id = chat.card().get_attribute("data-interrupt-id")
+    phone = _stranger(browser)
+    phone.goto(chat.base_url + hook.link_for(interrupt_id))
+    expect(phone.get_by_test_id("decide-card")).to_be_visible()
+    chat.card().get_by_test_id("interrupt-reject").click()
+    expect(phone.get_by_test_id("decide-done")).to_have_attribute("data-action", "rejected", timeout=SYNC_MS)
