@@ -12,7 +12,8 @@ cache="${INTERRUPT_CHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/interrupt_chat}/p
 mkdir -p "$cache" .producers
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  for req in examples/*/requirements.txt; do names+=("$(basename "$(dirname "$req")")"); done
+  # a producer is an example with a server.py (examples/embedded_app is an app, installed by its own test)
+  for server in examples/*/server.py; do names+=("$(basename "$(dirname "$server")")"); done
 fi
 for name in "${names[@]}"; do
   req="examples/$name/requirements.txt"
