@@ -141,3 +141,21 @@ async def test_a_tampered_or_foreign_link_is_invalid_and_an_expired_one_done(cha
     found = await decide._find(_page(), short)
     assert (found.phase, found.action) == ("done", "expired")
     assert notifier.notification("pending", "o|c", "t")["decide_url"] == ""
+
+
+WHO = {"user": "alice"}  # the app's logged-in user, for a chat whose links need the owner's own login
+
+
+async def test_a_chat_that_requires_the_owner_shows_its_links_only_to_them(agent):
+    chat = ic.Chat(agent[0], owner=lambda chat: WHO["user"], decide_requires_owner=True, name="links-login")
+    WHO["user"] = "alice"
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")
+    token, _ = await _link(tab)
+    try:
+        WHO["user"] = "mallory"  # the link forwarded to someone else, logged in as themselves
+        assert (await decide._find(_page(), token)).phase == "login"
+        WHO["user"] = "alice"
+        assert (await decide._find(_page(), token)).phase == "open"
+    finally:
+        WHO["user"] = "alice"
