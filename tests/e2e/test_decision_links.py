@@ -136,3 +136,23 @@ def test_an_open_decide_page_follows_an_answer_given_in_the_chat(chat: Chat, hoo
     expect(phone.get_by_test_id("decide-card")).to_be_visible()
     chat.card().get_by_test_id("interrupt-reject").click()
     expect(phone.get_by_test_id("decide-done")).to_have_attribute("data-action", "rejected", timeout=SYNC_MS)
+
+
+def test_a_form_request_is_answered_by_link_with_the_schemas_form(chat: Chat, hook: Hook, browser: Browser,
+                                                                   demo_agent):
+    chat.interrupt("choice")
+    interrupt_id = chat.card().get_attribute("data-interrupt-id")
+    phone = _stranger(browser)
+    phone.goto(chat.base_url + hook.link_for(interrupt_id))
+    card = phone.get_by_test_id("decide-card")
+    expect(card).to_have_attribute("data-reason", "input_required")
+    expect(card).to_contain_text("Pick a color")
+    phone.get_by_test_id("decide-submit").click()  # nothing chosen: the form says so, nothing is sent
+    expect(card.get_by_role("alert")).to_be_visible()
+    card.locator('select[name="color"]').select_option("green")
+    phone.get_by_test_id("decide-submit").click()
+    expect(phone.get_by_test_id("decide-done")).to_have_attribute("data-action", "resolved")
+    chat.wait("idle", timeout=10_000)
+    thread = demo_agent.last_thread()
+    [resume] = [r for r in demo_agent.records(thread) if r.get("resume")]
+    assert resume["resume"] == [{"interruptId": interrupt_id, "status": "resolved", "payload": {"color": "green"}}]
