@@ -75,6 +75,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     status = ("running" if session.running or starting else "error" if session.error
               else "interrupted" if pending is not None or waits else "idle")
     _assign(chat, "status", status)
+    _assign(chat, "following", status == "running" and not session.running)  # another tab's (or worker's) run
     _assign(chat, "error", people_error(session.error or ""))
     _assign(chat, "step", transcript.step or "")
     _assign(chat, "tool_waits", waits)  # S27: calls waiting for a person lock the composer too

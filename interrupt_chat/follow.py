@@ -27,10 +27,11 @@ async def follow(chat: ChatState, notice: Notice) -> routing.HandlerCall | None:
     mine = chat._sessions.get(notice.thread_id)
     if mine is not None and mine.running:
         return None  # this tab drives the run: it shows it already
-    if notice.thread_id == chat.thread_id:
-        if notice.rows is not None:
+    if notice.rows is not None:  # a turn streaming: only a tab that shows its thread has anything to draw
+        if notice.thread_id == chat.thread_id:
             await _show_turn(chat, notice)
-            return None
+        return None
+    if notice.thread_id == chat.thread_id:
         call = await _show_thread(chat, chat_cls, notice.thread_id)
     summaries = await persistence.summaries(chat._owner_key)
     if summaries is not None and not chat.thread_query:
@@ -49,6 +50,8 @@ async def _show_turn(chat: ChatState, notice: Notice) -> None:
         turn.live = rows
     if chat.status != "running":
         chat.status = "running"
+    if not chat.following:
+        chat.following = True
     if chat.step != notice.step:
         chat.step = notice.step
 

@@ -105,6 +105,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     error: str = ""
     step: str = ""
     locked: bool = False  # interrupts pending: the composer must not send (S21)
+    following: bool = False  # the shown run is driven by another tab: this one may still switch threads
     thread_id: str = ""
     threads: list[dict[str, str]] = []
     notice: str = ""

@@ -76,7 +76,7 @@ def _item(state: type[ChatState], thread: Any) -> rx.Component:
             rx.cond(thread["pending"] == "true",
                     rx.badge("waiting", color_scheme="amber", variant="surface", high_contrast=True, size="1")),
             variant=rx.cond(current, "soft", "ghost"), size="1", class_name="ic-thread-item",
-            on_click=state.switch_thread(thread["id"]), disabled=state.status == "running",
+            on_click=state.switch_thread(thread["id"]), disabled=(state.status == "running") & ~state.following,
             custom_attrs=_testid("thread-item", **{"data-thread-id": thread["id"], "data-current": thread["current"],
                                                    "data-pending": thread["pending"]}),
         ),
@@ -90,7 +90,7 @@ def thread_list(state: type[ChatState]) -> rx.Component:
     """New chat, a search box and one row per thread: title, time, a badge while an approval waits."""
     return rx.vstack(
         rx.button(rx.icon("plus", size=14), "New chat", variant="soft", size="2", width="100%",
-                  on_click=state.new_thread, disabled=state.status == "running",
+                  on_click=state.new_thread, disabled=(state.status == "running") & ~state.following,
                   custom_attrs=_testid("thread-new")),
         rx.input(placeholder="Search threads", size="1", width="100%", value=state.thread_query,
                  on_change=state.search_threads.debounce(250), aria_label="Search threads",

@@ -95,6 +95,7 @@ def test_finding07_stop_and_liveness_belong_to_the_thread(tab: Chat, page: Page,
     first_thread = start_long_run(tab.open(), scale_agent)
     other, _ = second_tab_on_another_worker(tab, scale_app)
     other.page.get_by_test_id("thread-new").click()
+    expect(other.messages("user")).to_have_count(0)  # the new thread is shown (the first one streams live here)
     second_thread = start_long_run(other, scale_agent)
     assert second_thread != first_thread
     _wait_for(lambda: len(scale_agent.store.active_runs) == 2, "two runs streaming")

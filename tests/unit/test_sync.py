@@ -112,10 +112,12 @@ async def test_a_running_turn_streams_into_the_other_tab(tabs, chats, agent):
         seen.append(next(row.content for row in live.live if row.role == "assistant"))
         await until(lambda: next(row.content for row in live.live if row.role == "assistant") != seen[0])
         assert a.chat.status == "running"  # b saw the answer grow while a's run streamed it
+        assert b.chat.following and not a.chat.following  # b may leave for another thread; a drives the run
     finally:
         await a.cls.stop.fn(a.chat)
         await run
     await until(lambda: b.chat.status == "idle")
+    assert not b.chat.following
 
 
 async def test_a_rename_and_a_delete_reach_the_other_tabs_thread_list(tabs, chats, agent):
