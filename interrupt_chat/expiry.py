@@ -16,6 +16,7 @@ ic.expiry_sweeper)`` starts it with the backend, for sets that expire while nobo
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import Any
 
@@ -134,4 +135,4 @@ def ensure_running() -> None:
     if _task is not None and not _task.done() and _task.get_loop() is loop:
         return
     if _chats():
-        _task = loop.create_task(expiry_sweeper(), name="interrupt_chat.expiry")
+        _task = loop.create_task(expiry_sweeper(), name="interrupt_chat.expiry", context=contextvars.Context())

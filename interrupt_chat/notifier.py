@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import hmac
 import inspect
@@ -175,7 +176,7 @@ class _Courier:
         loop = asyncio.get_running_loop()
         if self._task is None or self._task.done() or self._loop is not loop:
             self._loop, self._wake = loop, asyncio.Event()
-            self._task = loop.create_task(self._run(), name="interrupt_chat.notifier")
+            self._task = loop.create_task(self._run(), name="interrupt_chat.notifier", context=contextvars.Context())
         self._wake.set()
 
     async def _run(self) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 import os
@@ -182,7 +183,8 @@ class Registry:
             self._loop, self._redis, self._listener = loop, Redis.from_url(url), None
             self._subscribed = asyncio.Event()
         if self._listener is None or self._listener.done():
-            self._listener = loop.create_task(self._listen(self._redis), name="interrupt_chat.runs")
+            self._listener = loop.create_task(self._listen(self._redis), name="interrupt_chat.runs",
+                                              context=contextvars.Context())  # no event's context lives on in it
         return self._redis
 
     async def _listen(self, redis: Redis) -> None:

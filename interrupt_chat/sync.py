@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import dataclasses
 import json
 import logging
@@ -94,7 +95,8 @@ def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:
     while len(_watchers) > MAX_OWNERS:
         _watchers.popitem(last=False)
     if not runs._registry.listening():  # this worker hears the other workers' notices from now on
-        task = asyncio.get_running_loop().create_task(runs._registry.listen(), name="interrupt_chat.sync.listen")
+        task = asyncio.get_running_loop().create_task(runs._registry.listen(), name="interrupt_chat.sync.listen",
+                                                      context=contextvars.Context())
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
 
@@ -144,7 +146,9 @@ def deliver(notice: Notice) -> None:
             continue
         if notice.rows is not None and seen.thread_id != notice.thread_id:
             continue  # streamed rows concern only the tabs that show that thread
-        task = asyncio.get_running_loop().create_task(_follow(token, seen, notice), name="interrupt_chat.sync")
+        # a context of its own: nothing of the writer's event (its tab, a server-side answer's owner) leaks in
+        task = asyncio.get_running_loop().create_task(_follow(token, seen, notice), name="interrupt_chat.sync",
+                                                      context=contextvars.Context())
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
 
