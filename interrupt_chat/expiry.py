@@ -16,7 +16,6 @@ ic.expiry_sweeper)`` starts it with the backend, for sets that expire while nobo
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from typing import Any
 
@@ -135,4 +134,5 @@ def ensure_running() -> None:
     if _task is not None and not _task.done() and _task.get_loop() is loop:
         return
     if _chats():
-        _task = loop.create_task(expiry_sweeper(), name="interrupt_chat.expiry", context=contextvars.Context())
+        _task = loop.create_task(expiry_sweeper(), name="interrupt_chat.expiry",
+                                 context=runs.detached_context())

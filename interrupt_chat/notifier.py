@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import hashlib
 import hmac
 import inspect
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import reflex as rx
 
+from . import runs
 from .agui.sanitize import redact
 from .store import outbox
 from .threads_db import ThreadDBError
@@ -176,7 +176,8 @@ class _Courier:
         loop = asyncio.get_running_loop()
         if self._task is None or self._task.done() or self._loop is not loop:
             self._loop, self._wake = loop, asyncio.Event()
-            self._task = loop.create_task(self._run(), name="interrupt_chat.notifier", context=contextvars.Context())
+            self._task = loop.create_task(self._run(), name="interrupt_chat.notifier",
+                                          context=runs.detached_context())
         self._wake.set()
 
     async def _run(self) -> None:

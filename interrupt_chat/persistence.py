@@ -10,7 +10,6 @@ breaks the chat: it keeps working in memory.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import enum
 import inspect
 import json
@@ -141,8 +140,7 @@ def check_soon() -> None:
     threading.Thread(target=check, name="interrupt_chat-db-check", daemon=True).start()
 
 
-FORCED_OWNER: contextvars.ContextVar[str] = contextvars.ContextVar("interrupt_chat_forced_owner", default="")
-"""The owner key a server-side answer acts for (a decision link, expiry): :mod:`interrupt_chat.headless`."""
+FORCED_OWNER = runs.FORCED_OWNER  # the owner key a server-side answer acts for (interrupt_chat.headless)
 
 
 async def owner_of(chat: ChatState) -> str:

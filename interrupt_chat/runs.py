@@ -33,7 +33,8 @@ import reflex as rx
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
-__all__ = ["CHANNEL", "KEY_PREFIX", "Key", "Registry", "Run", "add", "alive", "local", "remove", "stop"]
+__all__ = ["CHANNEL", "FORCED_OWNER", "KEY_PREFIX", "Key", "Registry", "Run", "add", "alive", "detached_context",
+           "local", "remove", "stop"]
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,21 @@ class Run(Protocol):
 def redis_key(key: Key) -> str:
     """The Redis key that says the run ``key`` is alive."""
     return KEY_PREFIX + json.dumps(list(key), separators=(",", ":"))
+
+
+FORCED_OWNER: contextvars.ContextVar[str] = contextvars.ContextVar("interrupt_chat_forced_owner", default="")
+"""The owner key a server-side answer acts for (a decision link, expiry): :mod:`interrupt_chat.headless`."""
+
+
+def detached_context() -> contextvars.Context:
+    """A copy of the current context (Reflex's registration included) in which no server-side owner is forced.
+
+    Long-lived tasks (a listener, a sweeper, a follow of another tab) start in it: the event that
+    happened to start them (a decision link's answer) never lends them its owner.
+    """
+    context = contextvars.copy_context()
+    context.run(FORCED_OWNER.set, "")
+    return context
 
 
 HANDLERS: dict[str, Callable[[Any], None]] = {}  # channel -> handler(data), for every registry (sync.py)
@@ -184,7 +200,7 @@ class Registry:
             self._subscribed = asyncio.Event()
         if self._listener is None or self._listener.done():
             self._listener = loop.create_task(self._listen(self._redis), name="interrupt_chat.runs",
-                                              context=contextvars.Context())  # no event's context lives on in it
+                                              context=detached_context())  # no event's context lives on in it
         return self._redis
 
     async def _listen(self, redis: Redis) -> None:

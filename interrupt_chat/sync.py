@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import dataclasses
 import json
 import logging
@@ -96,7 +95,7 @@ def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:
         _watchers.popitem(last=False)
     if not runs._registry.listening():  # this worker hears the other workers' notices from now on
         task = asyncio.get_running_loop().create_task(runs._registry.listen(), name="interrupt_chat.sync.listen",
-                                                      context=contextvars.Context())
+                                                      context=runs.detached_context())
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
 
@@ -148,7 +147,7 @@ def deliver(notice: Notice) -> None:
             continue  # streamed rows concern only the tabs that show that thread
         # a context of its own: nothing of the writer's event (its tab, a server-side answer's owner) leaks in
         task = asyncio.get_running_loop().create_task(_follow(token, seen, notice), name="interrupt_chat.sync",
-                                                      context=contextvars.Context())
+                                                      context=runs.detached_context())
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
 
