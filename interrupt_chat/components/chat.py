@@ -184,7 +184,10 @@ def _loader(state: type[ChatState]) -> rx.Component:
     id) mounts a watcher that ends the run if the worker driving it is gone (:mod:`..orphans`).
     """
     return rx.fragment(
-        rx.cond(state.loaded, rx.fragment(), rx.box(on_mount=state.ensure_loaded, display="none")),
+        # keyed by the connection: a reconnect mounts it again even when the page already showed the state
+        # unloaded (an ensure_loaded sent on a socket that then closed is lost; the new connection asks again)
+        rx.cond(state.loaded, rx.fragment(),
+                rx.box(rx.box(on_mount=state.ensure_loaded), key=rx.State.router.session.session_id, display="none")),
         rx.cond(state.status == "running",  # the key remounts the inner box (its on_mount) on every connection
                 rx.box(rx.box(on_mount=state.watch_run), key=rx.State.router.session.session_id, display="none")),
     )

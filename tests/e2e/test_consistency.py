@@ -118,8 +118,16 @@ def test_finding01_two_tabs_after_a_restart_send_one_resume(page: Page, app_url,
         expect(b.card()).to_have_attribute("data-interrupt-id", interrupt_id)
 
         restart_under(reflex_app, first_tab, second_tab)
-        for tab in (a, b):
-            tab.wait("interrupted")
+        for name, tab in (("A", a), ("B", b)):
+            try:
+                tab.wait("interrupted")
+            except AssertionError as exc:
+                items = tab.page.locator('[data-testid="thread-item"]')
+                shown = [items.nth(i).get_attribute("data-thread-id") for i in range(items.count())]
+                errors = tab.page.get_by_test_id("chat-error").all_inner_texts()
+                raise AssertionError(f"round {round_no + 1}: tab {name} after the restart lists threads {shown} "
+                                     f"(the approval's: {thread}), {tab.messages('user').count()} user messages, "
+                                     f"errors {errors}") from exc
             expect(tab.cards()).to_have_count(1)
             expect(tab.card()).to_have_attribute("data-interrupt-id", interrupt_id)
             expect(tab.card().get_by_test_id("interrupt-approve")).to_be_enabled()
