@@ -23,7 +23,7 @@ from reflex.istate.data import SessionData
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from interrupt_chat import persistence, routing, runs
+from interrupt_chat import routing, runs
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.registry import new_chat_state
@@ -31,7 +31,7 @@ from interrupt_chat.state import ChatState
 from interrupt_chat.threads_db import ThreadConflict, ThreadDB, ThreadDeleted
 from interrupt_chat.tools import FrontendToolState, attach
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
 pytestmark = pytest.mark.loopback
 
@@ -78,23 +78,6 @@ def chats(agent) -> dict[str, type[ChatState]]:
         "owned": new_chat_state("consistency-owned", agent_url=fast, configs=[], owner=lambda chat: USER["name"]),
         "headered": new_chat_state("consistency-headers", agent_url=fast, configs=[], headers=_headers),
     }
-
-
-@pytest.fixture(autouse=True)
-def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
-    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
-    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
-    db = persistence.database()
-    assert db is not None
-    yield db
-    db.close()
-
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 class Tab:

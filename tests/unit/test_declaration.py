@@ -11,14 +11,13 @@ import reflex as rx
 from reflex.utils.format import to_snake_case
 
 import interrupt_chat as ic
-from interrupt_chat import persistence, runs
+from interrupt_chat import persistence
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.page_check import PageCheck
 from interrupt_chat.registry import legacy_class_name
 from interrupt_chat.store.schema import decisions_table, messages_table, threads_table
-from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import OWNER, Tab
 
 pytestmark = pytest.mark.loopback
@@ -50,21 +49,6 @@ def agent() -> Iterator[tuple[str, DemoStore]]:
         yield f"{base}/", app.state.store
 
 
-@pytest.fixture(autouse=True)
-def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
-    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
-    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
-    db = persistence.database()
-    assert db is not None
-    yield db
-    db.close()
-
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 def test_a_chat_is_declared_once_and_everything_comes_from_it():

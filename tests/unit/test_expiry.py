@@ -10,11 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat import expiry, persistence, runs
+from interrupt_chat import expiry
 from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, resumes
 
 pytestmark = pytest.mark.loopback
@@ -30,27 +29,11 @@ def agent() -> Iterator[tuple[str, DemoStore]]:
 
 
 @pytest.fixture(autouse=True)
-def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
-    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
-    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
-    db = persistence.database()
-    assert db is not None
-    yield db
-    db.close()
-
-
-@pytest.fixture(autouse=True)
 def by_hand(monkeypatch, request) -> None:
     """Sweeps are made by the tests themselves (one test lets the chat start the sweeper on its own)."""
     if "automatic" not in request.node.name:
         monkeypatch.setattr(expiry, "ensure_running", lambda: None)
 
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 async def _settle(store: DemoStore, thread_id: str) -> list[dict]:

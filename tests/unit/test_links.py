@@ -14,12 +14,11 @@ import pytest
 import reflex as rx
 
 import interrupt_chat as ic
-from interrupt_chat import decide, headless, links, notifier, persistence, runs
+from interrupt_chat import decide, headless, links, notifier
 from interrupt_chat.decide import DecideState
 from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, resumes
 
 pytestmark = pytest.mark.loopback
@@ -32,21 +31,6 @@ def agent() -> Iterator[tuple[str, DemoStore]]:
         yield f"{base}/", app.state.store
 
 
-@pytest.fixture(autouse=True)
-def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
-    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
-    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
-    db = persistence.database()
-    assert db is not None
-    yield db
-    db.close()
-
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 @pytest.fixture(scope="module")

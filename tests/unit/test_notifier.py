@@ -20,12 +20,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import notifier, persistence, runs
+from interrupt_chat import notifier
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.store import outbox
 from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
@@ -77,21 +77,6 @@ def receiver(monkeypatch) -> Iterator[Receiver]:
         yield hook
 
 
-@pytest.fixture(autouse=True)
-def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
-    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
-    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
-    db = persistence.database()
-    assert db is not None
-    yield db
-    db.close()
-
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 async def until(predicate, timeout: float = 10.0) -> None:

@@ -14,13 +14,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from interrupt_chat import persistence, runs, sync
+from interrupt_chat import sync
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState
-from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.page import Page
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
@@ -42,21 +41,6 @@ def chats(agent) -> dict[str, type[ChatState]]:
             "slow": new_chat_state("sync-slow", agent_url=agent[1], configs=[])}
 
 
-@pytest.fixture(autouse=True)
-def database(monkeypatch, tmp_path) -> Iterator[ThreadDB]:
-    monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"sqlite:///{tmp_path / 'threads.db'}")
-    monkeypatch.setattr(runs, "_registry", runs.Registry(redis_url=""))
-    db = persistence.database()
-    assert db is not None
-    yield db
-    db.close()
-
-
-@pytest.fixture(autouse=True)
-def page() -> Iterator[Page]:
-    tab = Page()
-    with tab.attached():
-        yield tab
 
 
 @pytest.fixture
