@@ -32,7 +32,8 @@ from interrupt_chat.registry import new_chat_state
 from interrupt_chat.state import ChatState
 from interrupt_chat.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.test_consistency import Steps, Tab, page  # noqa: F401 - page: the autouse fixture
+from tests.unit.tabs import page_fixture  # noqa: F401 - the autouse fixture
+from tests.unit.test_consistency import Steps, Tab
 
 pytestmark = pytest.mark.loopback
 
