@@ -56,8 +56,14 @@ _SCRIPT = r"""
       localStorage.setItem(SEEN + id, String(Date.now()));
       show();
     };
-    if (navigator.locks) await navigator.locks.request("interrupt_chat.notify", run);
-    else run();
+    if (!navigator.locks) return run();
+    // local storage reaches other tabs (other processes) late: the request's own lock, held a few seconds,
+    // is what keeps a second tab from showing it meanwhile; the mark covers the tabs that come later
+    await navigator.locks.request(`interrupt_chat.notify:${id}`, { ifAvailable: true }, async (lock) => {
+      if (!lock) return;
+      run();
+      await new Promise((done) => setTimeout(done, 5000));
+    });
   };
   const shown = new Set();
   const scan = () => {
