@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.declaration import Chat
     from .components.inbox import approvals_inbox
     from .components.interrupt_slot import SlotProps
+    from .components.policies import policy_list
     from .components.threads import audit_trail, thread_list
     from .components.tool_wait import ToolCall
     from .endpoint import set_default_agent_url
@@ -23,7 +24,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .tools import FrontendToolState
 
 __all__ = ["Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
-           "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "set_default_agent_url", "thread_list"]
+           "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "policy_list", "set_default_agent_url",
+           "thread_list"]
 
 _LAZY = {
     "Chat": "interrupt_chat.components.declaration",
@@ -40,6 +42,7 @@ _LAZY = {
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",
+    "policy_list": "interrupt_chat.components.policies",
 }
 
 

@@ -25,8 +25,8 @@ from .forms import FormError, check_answer, edited_approval, payload_from_form
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
 
-__all__ = ["ANSWERED_ELSEWHERE", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "conclude",
-           "decide", "problem_with", "record", "submit_form"]
+__all__ = ["ANSWERED_ELSEWHERE", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "card_error",
+           "conclude", "decide", "problem_with", "record", "submit_form"]
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +248,11 @@ async def _schema(config: InterruptState, interrupt_id: str) -> Any:
 async def _card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
     async with config:
         _set_card_error(config, interrupt_id, message)
+
+
+def card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+    """Inside the lock: show ``message`` in the card of ``interrupt_id``."""
+    _set_card_error(config, interrupt_id, message)
 
 
 def _set_card_error(config: InterruptState, interrupt_id: str, message: str) -> None:

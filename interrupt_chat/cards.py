@@ -8,14 +8,16 @@ card: fields carry no typed values (S23).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from .agui import InterruptTracker, Pending, Transcript, interrupt_dict, parse_expiry
 from .forms import approval_kind, fields_of
+from .policies import RememberFn, approval_payload, rememberable, tool_name
 
-__all__ = ["Card", "FormField", "build_cards", "legacy_fields", "prompt_of", "refresh_expiry"]
+__all__ = ["ArgRow", "Card", "FormField", "arg_rows", "build_cards", "legacy_fields", "prompt_of", "refresh_expiry"]
 
 
 @dataclass
@@ -30,6 +32,18 @@ class FormField:
     required: bool
     default: str
     checked: bool
+
+
+@dataclass
+class ArgRow:
+    """One argument of a tool call as the card lists it: its name and value as text; ``long`` ones are folded."""
+
+    key: str
+    value: str
+    long: bool = False
+
+
+LONG_VALUE = 80  # characters: a longer value is folded in the card
 
 
 @dataclass
@@ -52,6 +66,12 @@ class Card:
     thread_title: str = ""
     raised: str = ""
     run_id: str = ""  # the run that raised the set: an answer to a set that moved on is refused
+    rememberable: bool = False  # a tool approval a rule may answer: the card offers "always allow" & co (P1)
+    args: list[ArgRow] = field(default_factory=list)  # the tool call's arguments, readable
+    args_json: str = ""  # the same as JSON (shown on demand)
+    args_summary: str = ""  # the arguments on one line (the inbox's row)
+    key: str = ""  # the inbox's name for it (its selection)
+    plain: bool = False  # a plain approval: Approve / Reject is all it asks (bulk decisions may answer it)
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
 
@@ -76,16 +96,38 @@ def prompt_of(fields: dict[str, Any]) -> str:
     return str(fields.get("reason") or "The agent is waiting for your answer.")
 
 
-def tool_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
-    """The tool call's arguments as pretty JSON (from the transcript, else ``metadata.tool_input``)."""
+def _tool_input(fields: dict[str, Any], transcript: Transcript | None) -> Any:
+    """The tool call's arguments (from the transcript, else ``metadata.tool_input``); None when there are none."""
     call_id = fields.get("toolCallId")
     call = transcript.tool_calls.get(call_id) if transcript and call_id else None
-    args: Any = None
-    if call is not None:
-        args = call.args
+    args: Any = call.args if call is not None else None
     if args is None and isinstance(fields.get("metadata"), dict):
         args = fields["metadata"].get("tool_input")
+    return args
+
+
+def summary(rows: list[ArgRow], limit: int = 100) -> str:
+    """The arguments on one line: ``name=value, …``, cut at ``limit`` characters."""
+    text = ", ".join(f"{row.key}={' '.join(row.value.split())}" for row in rows)
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def tool_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
+    """The tool call's arguments as pretty JSON (from the transcript, else ``metadata.tool_input``)."""
+    args = _tool_input(fields, transcript)
     return json.dumps(args if args is not None else {}, indent=2, ensure_ascii=False)
+
+
+def arg_rows(args: Any) -> list[ArgRow]:
+    """The arguments as name / value rows (an object's keys; anything else is one row named "value")."""
+    if args is None:
+        return []
+    items = args.items() if isinstance(args, dict) else [("value", args)]
+    rows = []
+    for key, value in items:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        rows.append(ArgRow(str(key), text, len(text) > LONG_VALUE or "\n" in text))
+    return rows
 
 
 def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, now: datetime) -> Card:
@@ -105,6 +147,9 @@ def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, n
         tool_name=call.name if call else str(metadata.get("tool_name") or ""),
         expires_at=str(fields.get("expiresAt") or ""),
     )
+    if kind != "form" and (args := _tool_input(fields, transcript)) is not None:
+        card.args, card.args_json = arg_rows(args), json.dumps(args, indent=2, ensure_ascii=False)
+        card.args_summary = summary(card.args)
     return refresh_expiry(card, now)
 
 
@@ -117,19 +162,29 @@ def refresh_expiry(card: Card, now: datetime) -> Card:
     return replace(card, expired=left <= 0, seconds_left=max(0, int(left + 0.999)))
 
 
-def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: Transcript | None) -> list[Card]:
-    """One card per open interrupt; a legacy set gets one card with an empty id."""
+def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: Transcript | None,
+                hide: Collection[str] = (), remember: RememberFn | None = None) -> list[Card]:
+    """One card per open interrupt; a legacy set gets one card with an empty id.
+
+    ``hide``: interrupts not to draw (a policy answered them: only the rest is shown, P2).
+    ``remember``: which tools the app lets a rule remember (``rememberable`` cards offer the rule buttons).
+    """
     if pending is None:
         return []
     now = tracker.now()
     if pending.kind == "legacy":
         fields = legacy_fields(pending.event["value"])
         fields.setdefault("reason", "on_interrupt")
-        return [replace(_card("", fields, transcript, now), run_id=pending.run_id or "")]
+        card = replace(_card("", fields, transcript, now), run_id=pending.run_id or "")
+        return [replace(card, plain=card.kind != "form")]
     answers = tracker.answers
     cards = []
     for interrupt in pending.interrupts:
+        if interrupt.id in hide:
+            continue
         card = _card(interrupt.id, interrupt_dict(interrupt), transcript, now)
+        card.rememberable = remember is not None and rememberable(interrupt, tool_name(interrupt, transcript), remember)
+        card.plain = approval_payload(interrupt, "allow") is not None
         answer = answers.get(interrupt.id)
         card.answered = answer.status if answer else ""
         card.run_id = pending.run_id or ""

@@ -20,10 +20,10 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import expiry, links, live, notifier, persistence, routing, runs, streaming, sync
+from . import answers, expiry, links, live, notifier, persistence, routing, rule_answers, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
-from .views import message_rows, people_error, thread_rows, tool_rows
+from .views import message_rows, people_error, thread_rows, tool_rows, waiting_count
 
 if TYPE_CHECKING:
     from .state import ChatState
@@ -109,6 +109,8 @@ def list_threads(chat: ChatState) -> None:
     """The thread list's rows: the database's (or search's) list with this state's threads laid over it."""
     _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id, chat._summaries, chat._titles,
                                          chat.thread_query))
+    if not chat.thread_query:  # a search lists only some threads: the count stays the last whole one
+        _assign(chat, "inbox_count", waiting_count(chat._sessions, chat._summaries))
 
 
 async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
@@ -175,16 +177,9 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
-        call, chunks = None, []
-        async with state:
-            chat = await routing.chat_of(state, chat_cls)
-            if chat.thread_id == session.thread_id:
-                chunks = await _stream(chat, session, outbox, full=True)
-                call = await routing.route(state, chat_cls, session)
-            else:
-                keep(chat, session)
-        await _emit(chunks)
-        notice = await _save_end(owner, session, key, origin)
+        call, by_rule = await _surface(state, chat_cls, session, outbox, owner)
+        resuming = by_rule is not None and by_rule.events is not None
+        notice = await _save_end(owner, session, key, origin, resuming)
         summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
         async with state:
             chat = await routing.chat_of(state, chat_cls)
@@ -192,18 +187,52 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
             if summaries is not None and not chat.thread_query:
                 chat._summaries = summaries
                 list_threads(chat)
+    if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)
+        if notice and by_rule.events is not None:
+            await by_rule.events.aclose()
+            by_rule.events = None
+        await answers.conclude(state, chat_cls, session, by_rule)
+        if resuming:
+            return
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
         await drive(state, chat_cls, session, session.answer_handlers())
 
 
-async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str) -> str:
-    """After the lock: save the run's end, release the run, tell the person what now waits; the notice if any."""
+async def _surface(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,
+                   owner: str) -> tuple[routing.HandlerCall | None, answers.Outcome | None]:
+    """The run ended: the owner's rules answer what they cover (P2), then the view shows the rest (S3).
+
+    Returns the handler call the set owes (S17) and the rules' outcome (with its resume when they
+    answered the whole set: no card is drawn then).
+    """
+    rules = await rule_answers.rules_for(owner, session)
+    call, chunks = None, []
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        by_rule = await rule_answers.apply(chat, session, rules)  # P2: before any card is drawn
+        resuming = by_rule is not None and by_rule.events is not None
+        if chat.thread_id == session.thread_id:
+            if by_rule is not None:
+                chat.decisions = [*chat.decisions, *rule_answers.shown_rows(by_rule.audits)]
+            chunks = await _stream(chat, session, outbox, full=True, starting=resuming)
+            call = None if resuming else await routing.route(state, chat_cls, session)
+        else:
+            keep(chat, session)
+    await _emit(chunks)
+    return call, by_rule
+
+
+async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str, resuming: bool = False) -> str:
+    """After the lock: save the run's end, release the run, tell the person what now waits; the notice if any.
+
+    ``resuming``: the owner's rules answered the set, and its resume follows under this claim.
+    """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
-    notice = await persistence.write(owner, session, in_flight=handlers, origin=origin)
-    if not handlers:  # removed once the end is saved: until then the claim has a live driver
+    notice = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin)
+    if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)
-    if not notice and not session.running and notifier.wanted(owner):  # what now waits reaches the person
+    if not notice and not resuming and not session.running and notifier.wanted(owner):  # what waits reaches them
         await links.ready()
         await notifier.emit(owner, notifier.requests_of("pending", owner, session))
     return notice
@@ -228,8 +257,8 @@ async def run_handlers(state: rx.State, chat_cls: type[ChatState]) -> None:
     await drive(state, chat_cls, session, session.answer_handlers())
 
 
-async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False
-                  ) -> list[streaming.Chunk]:
+async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False,
+                  starting: bool = False) -> list[streaming.Chunk]:
     """Publish, with streaming texts frozen in the var; return the chunks to send after the var delta (in the lock).
 
     When no text was frozen or unfrozen, the chunks continue texts the page already has: they go
@@ -240,7 +269,7 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     redraw = chat._resync or frozen != chat._frozen
     if redraw:
         chat._frozen, chat._resync = frozen, False
-    await publish(chat, session, full=full, redraw=redraw)
+    await publish(chat, session, full=full, redraw=redraw, starting=starting)
     if redraw:
         return chunks
     await _emit(chunks)

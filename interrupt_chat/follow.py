@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import driver, live, persistence, routing
+from . import driver, live, persistence, routing, rule_answers
 from .inbox import fill
 from .views import MessageRow, ToolCallRow
 
@@ -24,6 +24,9 @@ async def follow(chat: ChatState, notice: Notice) -> routing.HandlerCall | None:
     """Bring the tab up to date with ``notice`` (inside its lock); returns the handler call a new set owes (S17)."""
     chat_cls = type(chat)
     call = None
+    if notice.thread_id == rule_answers.POLICY_NOTICE:  # the owner's rules changed, not a thread
+        await rule_answers.relist(chat)
+        return None
     mine = chat._sessions.get(notice.thread_id)
     if mine is not None and mine.running:
         return None  # this tab drives the run: it shows it already

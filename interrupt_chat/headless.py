@@ -47,7 +47,7 @@ def detached(chat_cls: type[ChatState], label: str) -> ChatState:
 
 async def answer(chat_cls: type[ChatState], owner_key: str, thread_id: str, verb: str, payload: Any,
                  interrupt_id: str, run_id: str, by: str) -> Answered:
-    """Answer one interrupt of ``owner_key``'s thread as ``by`` (``link`` or ``expiry``); resume in the background."""
+    """Answer one interrupt of ``owner_key``'s thread as ``by`` (link, expiry or bulk); resume in the background."""
     forced = persistence.FORCED_OWNER.set(owner_key)
     try:
         chat = detached(chat_cls, by)
@@ -79,6 +79,16 @@ async def answer(chat_cls: type[ChatState], owner_key: str, thread_id: str, verb
 
 
 _tasks: set[asyncio.Task[None]] = set()
+CONCURRENT_RESUMES = 8  # server-side resumes in flight at once, per worker (a bulk action sends many)
+_gates: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+
+def _gate() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    if loop not in _gates:
+        _gates.clear()  # a loop of the past (tests run several) is done with
+        _gates[loop] = asyncio.Semaphore(CONCURRENT_RESUMES)
+    return _gates[loop]
 
 
 def _set_of(run_id: str) -> Any:
@@ -87,6 +97,7 @@ def _set_of(run_id: str) -> Any:
 
 async def _conclude(chat: ChatState, chat_cls: type[ChatState], session: Any, outcome: answers.Outcome) -> None:
     try:
-        await answers.conclude(chat, chat_cls, session, outcome)
+        async with _gate():
+            await answers.conclude(chat, chat_cls, session, outcome)
     except Exception:  # a run in the background: logged, never raised into nothing
         log.exception("a server-side answer's resume failed")

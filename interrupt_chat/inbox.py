@@ -15,17 +15,21 @@ from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
-from . import driver, persistence, routing
+from . import driver, persistence, queue, routing, rule_answers
 from .answers import conclude, record
+from .bulk import decide_all, item_key
 from .cards import Card, build_cards
 from .forms import FormError, edited_approval, payload_from_form
+from .policies import remember_fn
 from .threads_db import PendingItem, ThreadDBError, WaitingToolCall
 from .views import InboxSet, InboxToolRow, tool_rows, waits_for_person
 
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["InboxHandlers", "answer", "approve_edited", "fill", "load", "submit_form"]
+__all__ = ["InboxHandlers", "answer", "approve_edited", "bulk_decide", "fill", "load", "remember", "submit_form"]
+
+ANY = "any"  # a filter's "any" option (a select's value cannot be empty)
 
 
 async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
@@ -58,8 +62,12 @@ async def fill(chat: ChatState) -> None:
         title = (item.title if item else "") or next(
             (m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
         pending = session.tracker.pending
-        own = [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised)
-               for c in build_cards(pending, session.tracker, session.transcript)]
+        own = [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised,
+                                   key=item_key(thread_id, c.id))
+               for c in build_cards(pending, session.tracker, session.transcript,
+                                    await rule_answers.answered_by_rule(chat._owner_key, pending)
+                                    if session.tracker.answers else (),
+                                    remember_fn(chat_cls.remember))]
         slot = await routing.taker(chat, chat_cls, pending) if pending is not None and chat_cls.renderers else None
         if (pending is not None and slot is not None and slot.get_full_name() in chat_cls.renderers
                 and (await chat.get_state(slot)).render_in_chat):  # S18: drawn outside the chat: the default card
@@ -70,6 +78,11 @@ async def fill(chat: ChatState) -> None:
         else:
             cards += own
         tools += [InboxToolRow(thread_id, title, raised, row.id, row.name, row.args_json) for row in tool_rows(session)]
+    chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
+    chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})
+    cards = queue.arrange(cards, chat.inbox_sort, chat.inbox_reason, chat.inbox_tool)
+    keys = {item_key(c.thread_id, c.id) for c in cards}
+    chat.inbox_selected = [key for key in chat.inbox_selected if key in keys]
     chat.inbox, chat.inbox_sets, chat.inbox_tools = cards, sets, tools
 
 
@@ -149,6 +162,36 @@ def _card_error(chat: ChatState, thread_id: str, interrupt_id: str, message: str
                   for c in chat.inbox]
 
 
+async def remember(state: rx.State, chat_cls: type[ChatState], thread_id: str, interrupt_id: str, run_id: str,
+                   scope: str, effect: str) -> None:
+    """An inbox card's rule button: make the rule for that thread's tool, then answer as Approve / Reject would."""
+    async with state:
+        chat = await driver.ready(state, chat_cls)
+        owner = chat._owner_key
+        found = await rule_answers.remember(chat, thread_id, interrupt_id, scope, effect)
+        if isinstance(found, str):
+            _card_error(chat, thread_id, interrupt_id, found)
+            return
+    await rule_answers.make(owner, found["tool"], scope, effect, thread_id)
+    await answer(state, chat_cls, "resolve", thread_id, found["payload"], interrupt_id or None, run_id)
+
+
+async def bulk_decide(state: rx.State, chat_cls: type[ChatState], verb: str) -> None:
+    """Answer the selected requests (as they were listed) once each; show the result, list the inbox again."""
+    async with state:
+        chat = await driver.ready(state, chat_cls)
+        chosen = set(chat.inbox_selected) if chat.inbox_bulk_verb == verb else set()
+        cards = [c for c in chat.inbox if item_key(c.thread_id, c.id) in chosen]
+        chat.inbox_bulk_verb, chat.inbox_selected, owner = "", [], chat._owner_key
+    if verb not in ("approve", "reject") or not cards:
+        return
+    result = await decide_all(chat_cls, owner, cards, approve=verb == "approve")
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        chat.inbox_bulk = result.row()
+        await fill(chat)
+
+
 def _chat(state: rx.State) -> type[ChatState]:
     """The concrete chat class a mixin's handler runs on."""
     return cast("type[ChatState]", state.__class__)
@@ -161,6 +204,15 @@ class InboxHandlers(rx.State, mixin=True):
     _inbox_shown: bool = False  # this tab showed the inbox: changes elsewhere fill it again
     inbox_sets: list[InboxSet] = []  # the waiting sets the chat's own slots take (drawn by their render_fn)
     inbox_tools: list[InboxToolRow] = []  # the frontend-tool calls waiting for the owner, across threads
+    inbox_count: int = 0  # requests waiting for the owner (the Inbox link's badge)
+    inbox_sort: str = "expires"  # expires | oldest
+    inbox_reason: str = ""  # the filters ("" = any)
+    inbox_tool: str = ""
+    inbox_reasons: list[str] = []  # what the filters offer
+    inbox_tool_names: list[str] = []
+    inbox_selected: list[str] = []  # bulk.item_key of each selected request
+    inbox_bulk_verb: str = ""  # approve | reject while the confirmation is open
+    inbox_bulk: dict[str, Any] = {}  # the last bulk action's result: done, skipped, lines
 
     @rx.event(background=True)
     async def load_inbox(self):
@@ -187,3 +239,55 @@ class InboxHandlers(rx.State, mixin=True):
     async def inbox_approve_edited(self, form_data: dict[str, Any]):
         """An inbox card's "edit and approve" (S22)."""
         await approve_edited(self, _chat(self), form_data)
+
+    @rx.event(background=True)
+    async def load_count(self):
+        """Restore the owner's threads if this tab has not: the Inbox link's badge counts what waits, live."""
+        async with self:
+            await driver.ready(self, _chat(self))
+
+    @rx.event(background=True)
+    async def inbox_remember(self, thread_id: str, interrupt_id: str, run_id: str, scope: str, effect: str):
+        """An inbox card's "allow in this thread" / "always allow" / "always deny" (P1)."""
+        await remember(self, _chat(self), str(thread_id), str(interrupt_id), str(run_id or ""), str(scope),
+                       str(effect))
+
+    @rx.event(background=True)
+    async def inbox_arrange(self, sort: str = "", reason: str | None = None, tool: str | None = None):
+        """Sort the queue (``expires`` | ``oldest``) or filter it by reason and tool ("" = any)."""
+        async with self:
+            if sort in queue.SORTS:
+                self.inbox_sort = sort
+            if reason is not None:
+                self.inbox_reason = "" if reason == ANY else str(reason)
+            if tool is not None:
+                self.inbox_tool = "" if tool == ANY else str(tool)
+            await fill(await driver.ready(self, _chat(self)))
+
+    @rx.event
+    def inbox_toggle(self, key: str):
+        """Select a request, or unselect it (its checkbox, or Space on its row)."""
+        key = str(key)
+        self.inbox_selected = ([k for k in self.inbox_selected if k != key] if key in self.inbox_selected
+                               else [*self.inbox_selected, key])
+
+    @rx.event
+    def inbox_select_all(self, checked: bool):
+        """Select every listed request, or none."""
+        self.inbox_selected = [item_key(c.thread_id, c.id) for c in self.inbox] if checked else []
+
+    @rx.event
+    def inbox_bulk_ask(self, verb: str):
+        """Approve / reject selected: open the confirmation (it states the count)."""
+        if self.inbox_selected and verb in ("approve", "reject"):
+            self.inbox_bulk_verb = verb
+
+    @rx.event
+    def inbox_bulk_close(self):
+        """The confirmation's "no"."""
+        self.inbox_bulk_verb = ""
+
+    @rx.event(background=True)
+    async def inbox_bulk_run(self, verb: str):
+        """The confirmation's "yes": answer each selected request once (``bulk.decide_all``)."""
+        await bulk_decide(self, _chat(self), str(verb))

@@ -148,13 +148,28 @@ def _nav(skip: str) -> rx.Component:
         rx.hstack(rx.icon("hand", size=20), rx.text("interrupt_chat", size="4", weight="bold"),
                   align="center", spacing="2", class_name="ic-brand"),
         rx.spacer(),
-        rx.el.nav(link("Chat", "/"), link("Inbox", "/inbox"), link("Approval", "/approval"), link("Manual", "/manual"),
+        rx.el.nav(link("Chat", "/"), _inbox_link(), link("Policies", "/policies"), link("Approval", "/approval"),
+                  link("Manual", "/manual"),
                   link("Steps", "/steps"), link("Tool UI", "/tool-ui"), link("Progress", "/progress"),
                   link("Shared state", "/shared-state"),
                   class_name="ic-nav-links", custom_attrs={"aria-label": "Pages"}),
         rx.color_mode.button(size="2", variant="ghost", class_name="ic-theme",
                              custom_attrs={"aria-label": "Dark mode", "title": "Dark mode"}),
         class_name="ic-nav",
+    )
+
+
+def _inbox_link() -> rx.Component:
+    """"Inbox" with the count of requests waiting for you, on every page, live."""
+    count = MAIN.state.inbox_count
+    return rx.link(
+        "Inbox",
+        rx.cond(count > 0, rx.badge(count.to_string(), size="1", variant="solid", color_scheme="amber",
+                                    high_contrast=True, radius="full", margin_left="6px",
+                                    custom_attrs={"data-testid": "inbox-count",
+                                                  "aria-label": count.to_string() + " waiting"})),
+        rx.box(on_mount=MAIN.state.load_count, display="none"),
+        href="/inbox", size="2", weight="medium", underline="none", class_name="ic-nav-link",
     )
 
 
@@ -238,6 +253,13 @@ def inbox() -> rx.Component:
                  skip="#main")
 
 
+def policies() -> rx.Component:
+    """``/policies``: your rules ("always allow", …), each with its revoke."""
+    return _page(MAIN.policy_list(), title="Policies", skip="#main",
+                 intro="The rules you made from a tool approval's “Allow in this thread”, “Always allow” or "
+                       "“Always deny”. A revoke takes effect for the next request.")
+
+
 def steps() -> rx.Component:
     """``/steps``: tool-based human in the loop: the agent's plan, the steps ticked by the person."""
     return _page(steps_chat(), title="Task steps",
@@ -283,6 +305,7 @@ app.add_page(index, route="/", title="interrupt_chat")
 app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")
 app.add_page(inbox, route="/inbox", title="interrupt_chat · inbox")
+app.add_page(policies, route="/policies", title="interrupt_chat · policies")
 app.add_page(steps, route="/steps", title="interrupt_chat · steps")
 app.add_page(confirm, route="/confirm", title="interrupt_chat · approval through a tool")
 app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")

@@ -423,6 +423,7 @@ class Audit:
     payload: Any = None
     schema: Any = None
     by: str = "person"  # person | bulk | policy | link | expiry
+    detail: dict[str, Any] | None = None  # a policy's answer: {tool, rule, policyId, toolCallId}
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
@@ -443,7 +444,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
     try:
         for audit in audits or []:
             await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
-                           audit.reason, audit.action, audit.payload, audit.schema, audit.by)
+                           audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail)
         if session is not None and (session.transcript.messages or session.revision):
             await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
@@ -521,6 +522,14 @@ async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
         return []
     return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "", "by": r.by,
              "at": r.at.strftime("%Y-%m-%d %H:%M:%S"),
-             "payload": short_text(json.dumps(r.payload, ensure_ascii=False), 160) if r.payload is not None else ""}
+             "payload": short_text(json.dumps(r.payload, ensure_ascii=False), 160) if r.payload is not None else "",
+             **policy_detail(r.detail)}
             for r in records]
+
+
+def policy_detail(detail: Any) -> dict[str, str]:
+    """A policy answer's tool, rule and tool call, for the transcript's ``policy-note`` ("" for the others)."""
+    detail = detail if isinstance(detail, dict) else {}
+    return {key: short_text(str(detail.get(name) or ""), 120)
+            for key, name in (("tool", "tool"), ("rule", "rule"), ("call_id", "toolCallId"))}
 

@@ -18,6 +18,7 @@ import reflex as rx
 
 from .agui import AgentSession, Pending
 from .cards import build_cards, refresh_expiry
+from .policies import remember_fn
 
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
@@ -69,7 +70,9 @@ async def route(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         new = not (config.active and config.event == props["event"] and config.interrupts == props["interrupts"])
         config.active, config.event = True, props["event"]
         config.interrupt, config.interrupts = props["interrupt"], props["interrupts"]
-        config.cards = build_cards(pending, session.tracker, session.transcript)
+        config.cards = build_cards(pending, session.tracker, session.transcript, await _by_policy(state, chat_cls,
+                                                                                                 session),
+                                   remember_fn(chat_cls.remember))
         config.submitting = session.tracker.sealed
         if new and not keep_result:  # S17: once per surfaced set, not per re-render
             config.result = None
@@ -107,6 +110,14 @@ async def taker(state: rx.State, chat_cls: type[ChatState], pending: Pending) ->
     props = _props(pending)
     chosen = await _choose(state, chat_cls, props) if props is not None else None
     return None if chosen is chat_cls.default_config else chosen
+
+
+async def _by_policy(state: rx.State, chat_cls: type[ChatState], session: AgentSession) -> set[str]:
+    """The interrupts of the shown set that a policy answered (P2: the card shows only the rest)."""
+    if not session.tracker.answers:
+        return set()
+    chat = await chat_of(state, chat_cls)
+    return {row["interrupt_id"] for row in chat.decisions if row.get("by") == "policy"}
 
 
 def _clear(config: InterruptState) -> None:

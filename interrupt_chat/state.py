@@ -1,9 +1,8 @@
 """The two Reflex states, ``InterruptState`` (a useInterrupt configuration) and ``ChatState``.
 
 The protocol is decided in :mod:`interrupt_chat.agui`; :mod:`.driver` streams a run into the
-vars, :mod:`.routing` picks the configuration for a pending set, :mod:`.persistence` saves
-threads. Secrets (S23) go from the form submit into the tracker (never pickled) and the resume
-request, never into a var.
+vars, :mod:`.routing` picks the configuration for a pending set, :mod:`.persistence` saves threads.
+Secrets (S23) go from the form submit into the tracker (never pickled) and the resume, never a var.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, live, orphans, persistence, routing, sending
+from . import answers, driver, live, orphans, persistence, routing, rule_answers, sending
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
@@ -86,6 +85,11 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         """Default slot: "edit and approve" with the edited arguments as JSON (S22)."""
         await answers.approve_edited(self, form_data)
 
+    @rx.event(background=True)
+    async def remember_rule(self, interrupt_id: str, run_id: str, scope: str, effect: str):
+        """Default slot: "allow in this thread", "always allow", "always deny": answer, and remember it (P1)."""
+        await rule_answers.remember_in_chat(self, interrupt_id, run_id, scope, effect)
+
     @classmethod
     def _chat(cls) -> type[ChatState]:
         if cls._chat_state is None:
@@ -93,8 +97,8 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatchHandlers, rx.State, mixin=True,
-                metaclass=ConcreteSubclasses):
+class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, ToolHandlers, orphans.RunWatchHandlers,
+                rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """The conversation of one ``chat()``: messages, run status, threads.
 
     ``chat()`` makes one concrete subclass per configuration of the chat (see :mod:`.registry`).
@@ -133,6 +137,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, ToolHandlers, orphans.RunWatc
     notify_fn: ClassVar[Callable[[dict[str, Any]], Any] | None] = None  # Chat(notify=...): notifications (notifier.py)
     on_expiry: ClassVar[str] = ""  # Chat(on_expiry="cancel"): the backend sends a set whose last interrupt expired
     decide_requires_owner: ClassVar[bool] = False  # Chat(decide_requires_owner=True): links need the owner's login
+    remember: ClassVar[Any] = None  # Chat(remember=...): tool names or fn(tool, interrupt) -> bool (policies.py)
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):

@@ -61,6 +61,7 @@ from .agui.records import (
 from .agui.session import AgentSession
 from .agui.transcript import MessageView
 from .agui.transport import AgentClient
+from .store import policies as store_policies
 from .store.masking import MASKED, mask_secrets
 from .store.rows import (
     _COLUMN_KEYS,
@@ -138,7 +139,7 @@ log = logging.getLogger(__name__)
 DEFAULT_DATA_DIR = ".interrupt_chat"
 LEGACY_DATA_DIR = "interrupt_chat_data"  # the default before 0.x: still used when it holds a database
 DEFAULT_DB_FILE = "threads.db"
-SCHEMA_VERSION = 2  # 2: interrupt_chat_decisions.decided_by
+SCHEMA_VERSION = 3  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table
 DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed")
 DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
@@ -636,7 +637,7 @@ class ThreadDB:
 
     def record_decision(self, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
                         reason: str | None, action: str, payload: Any = None, schema: Any = None,
-                        by: str = "person") -> DecisionRecord:
+                        by: str = "person", detail: dict[str, Any] | None = None) -> DecisionRecord:
         """Append what the person decided about one interrupt to the audit trail.
 
         Args:
@@ -649,6 +650,7 @@ class ThreadDB:
             payload: the answer; every masked field (per ``schema``) is stored as :data:`MASKED` (S23).
             schema: the interrupt's ``responseSchema``.
             by: who or what decided, one of :data:`DECIDED_BY`.
+            detail: what more to say of it (a policy's answer: the tool, the rule, the tool call).
 
         Returns:
             The entry as stored.
@@ -666,10 +668,11 @@ class ThreadDB:
         with self._transaction("record the decision", write=True) as conn:
             key = conn.execute(decisions_table.insert().values(
                 owner=owner, thread_id=thread_id, run_id=run_id, interrupt_id=interrupt_id or "", reason=reason,
-                action=action, payload=masked, at=at, decided_by=by)).inserted_primary_key
+                action=action, payload=masked, at=at, decided_by=by, detail=detail)).inserted_primary_key
         if key is None:  # pragma: no cover - every backend here returns the new id
             raise ThreadDBError("thread database: the audit entry got no id")
-        return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at, by)
+        return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at, by,
+                              detail)
 
     def decisions(self, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:
         """``owner``'s audit trail (one thread's, when given), oldest first.
@@ -684,14 +687,20 @@ class ThreadDB:
         with self._transaction("read the audit trail") as conn:
             rows = conn.execute(query.order_by(d.c.id)).all()
         return [DecisionRecord(r.id, r.thread_id, r.run_id, r.interrupt_id, r.reason, r.action, r.payload,
-                               _aware(r.at), r.decided_by or "person") for r in rows]
+                               _aware(r.at), r.decided_by or "person", r.detail) for r in rows]
 
     def export_jsonl(self, owner: str) -> str:
-        """``owner``'s audit trail as JSON Lines (one :meth:`DecisionRecord.to_json` object a line).
+        """``owner``'s audit trail as JSON Lines, oldest first.
+
+        One :meth:`DecisionRecord.to_json` object a line, and one ``{"kind": "policy", "event":
+        "created" | "revoked", "policyId", "tool", "scope", "effect", "threadId", "at"}`` line each
+        time a rule was made or revoked.
 
         Raises:
             ThreadDBError: the database failed.
         """
-        return "".join(json.dumps(d.to_json(), ensure_ascii=False) + "\n" for d in self.decisions(owner))
+        lines = [d.to_json() for d in self.decisions(owner)] + store_policies.events(self, owner)
+        lines.sort(key=lambda line: str(line["at"]))
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
 
 

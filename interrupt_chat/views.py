@@ -32,6 +32,7 @@ __all__ = [
     "people_error",
     "thread_rows",
     "tool_rows",
+    "waiting_count",
     "waits_for_person",
 ]
 
@@ -205,6 +206,18 @@ def _matches(session: AgentSession, title: str, query: str) -> bool:
 
 def _flag(value: Any) -> str:
     return "true" if value else "false"
+
+
+def waiting_count(sessions: Mapping[str, AgentSession], summaries: Sequence[ThreadSummary]) -> int:
+    """How many requests wait for the owner: open interrupts and waiting tool calls (memory knows best)."""
+    count = sum(s.pending_count for s in summaries if s.thread_id not in sessions)
+    for session in sessions.values():
+        pending = session.tracker.pending
+        if pending is not None:
+            answered = session.tracker.answers
+            count += 1 if pending.kind == "legacy" else sum(i.id not in answered for i in pending.interrupts)
+        count += sum(not w.handled for w in session.tool_waits)
+    return count
 
 
 def waits_for_person(session: AgentSession) -> bool:

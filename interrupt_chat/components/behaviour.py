@@ -116,6 +116,37 @@ _FOCUS_SCRIPT = r"""
 })();
 """
 
+# A folded part of a card ("Edit arguments": data-ic-fold, opened by its data-ic-toggle button), and the
+# inbox's keys: on a focused inbox item (the row itself, not a control in it) "a" approves, "r" rejects
+# and Space toggles its selection, as its own buttons and checkbox do (docs/accessibility.md).
+_FOLD_AND_KEYS_SCRIPT = r"""
+(() => {
+  if (window.__interruptChatKeys) return;
+  window.__interruptChatKeys = true;
+  document.addEventListener("click", (e) => {
+    const toggle = e.target && e.target.closest && e.target.closest("[data-ic-toggle]");
+    const fold = toggle && toggle.closest("[data-ic-fold]");
+    if (!fold) return;
+    const open = fold.dataset.open !== "true";
+    fold.dataset.open = open ? "true" : "false";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) { const field = fold.querySelector(":scope > textarea"); if (field) field.focus(); }
+  });
+  document.addEventListener("keydown", (e) => {
+    const item = e.target;
+    if (!item || !item.matches || !item.matches('[data-testid="inbox-item"]')) return;
+    if (e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
+    const key = e.key.toLowerCase();
+    const target = key === "a" ? '[data-testid="interrupt-approve"]' : key === "r" ? '[data-testid="interrupt-reject"]'
+      : e.key === " " ? '[data-testid="inbox-select"]' : null;
+    if (!target) return;
+    e.preventDefault();
+    const control = item.querySelector(target);
+    if (control && !control.disabled) control.click();
+  });
+})();
+"""
+
 # Event delegation on the document, so it survives React re-renders and serves every chat on a page.
 # Enter sends, Shift+Enter is a newline, and nothing is sent while an IME composition is open
 # (isComposing, or keyCode 229 in browsers that report it that way). The message list follows new
@@ -158,7 +189,7 @@ _SCRIPT = r"""
   new MutationObserver(scan).observe(document.documentElement, { childList: true, subtree: true });
   scan();
 })();
-""" + _FOCUS_SCRIPT
+""" + _FOCUS_SCRIPT + _FOLD_AND_KEYS_SCRIPT
 
 
 def chat_behaviour() -> rx.Component:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import reflex as rx
@@ -15,7 +15,7 @@ from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
 from .interrupt_slot import SlotProps, default_slot, slot_container
-from .message import ToolRenderers, message_row
+from .message import ToolRenderers, message_row, policy_note
 from .notify import notify_toggle
 from .tool_wait import tool_slot
 
@@ -86,8 +86,10 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"),
                       class_name="ic-empty"),
         ),
-        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers)),
-        rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers)),
+        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes)),
+        rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes)),
+        # a rule's answer to an interrupt that names no tool call of the transcript: after the messages
+        rx.foreach(state.policy_notes, lambda note: rx.cond(note["call_id"] == "", policy_note(note))),
         class_name="ic-messages",
         # a named region that takes the focus, so the keyboard can scroll it (it is not a live region:
         # streamed text is not announced push by push)
@@ -101,7 +103,8 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
          footer: rx.Component | None = None, tools: Sequence[type[FrontendToolState]] | None = None,
          tool_renderers: ToolRenderers | None = None, name: str | None = None,
          notify: Callable[[dict[str, Any]], Any] | None = None, on_expiry: str | None = None,
-         decide_requires_owner: bool | None = None) -> rx.Component:
+         decide_requires_owner: bool | None = None,
+         remember: Collection[str] | Callable[[str, Any], bool] | None = None) -> rx.Component:
     """The chat page body: ``ic.Chat(...).view(header=..., footer=...)`` in one call.
 
     Args:
@@ -128,12 +131,14 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         notify: ``fn(notification)``, told when a request waits, is decided or expires (``ic.Chat``).
         on_expiry: ``"cancel"``: the backend sends a set whose last interrupt expired (``ic.Chat``).
         decide_requires_owner: decision links need the owner's own login (``ic.Chat``).
+        remember: the tool approvals a person may turn into a rule: tool names or
+            ``fn(tool_name, interrupt) -> bool`` (``ic.Chat``); default: every one.
     """
     from .declaration import Chat  # the declaration uses this module's parts
 
     return Chat(agent_url, interrupts, headers=headers, owner=owner, tools=tools, tool_renderers=tool_renderers,
                 name=name, notify=notify, on_expiry=on_expiry,
-                decide_requires_owner=decide_requires_owner).view(header=header, footer=footer)
+                decide_requires_owner=decide_requires_owner, remember=remember).view(header=header, footer=footer)
 
 
 def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState], RenderFn]],

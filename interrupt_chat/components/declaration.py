@@ -7,6 +7,7 @@
     support.thread_list()   # its threads
     support.inbox()         # what waits for its owner, drawn by its own slots
     support.audit_trail()   # the shown thread's decisions
+    support.policy_list()   # the owner's rules, with their revoke
     support.state           # its ChatState class: vars and event handlers (support.state.send_text(...))
 
 A declaration is a plain object: build it at import time, next to the pages that use it. Its
@@ -15,22 +16,25 @@ state's identity is its ``name`` (else its interrupts and tools), never its agen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import reflex as rx
 
+from ..policies import RememberFn
 from ..registry import Headers
 from ..state import ChatState, InterruptState
 from ..tools import FrontendToolState
 from .chat import OwnerFn, RenderFn, chat_state, chat_view
 from .inbox import approvals_inbox
 from .message import ToolRenderers
+from .policies import policy_list
 from .threads import audit_trail, thread_list
 
 __all__ = ["Chat"]
 
 NotifyFn = Callable[[dict[str, Any]], Any]
+Remember = Collection[str] | RememberFn
 
 
 def _option(state: type[ChatState], attribute: str, value: Any) -> None:
@@ -63,6 +67,8 @@ class Chat:
             the expired ones as ``cancelled`` (S11), even with no tab open.
         decide_requires_owner: decision links work only in a browser where the chat's ``owner``
             function names the thread's owner (the app's login).
+        remember: which tool approvals a person may turn into a rule ("always allow", …): a
+            collection of tool names, or ``fn(tool_name, interrupt) -> bool``. Default: every one.
     """
 
     def __init__(self, agent_url: str | None = None,
@@ -71,7 +77,7 @@ class Chat:
                  tools: Sequence[type[FrontendToolState]] | None = None,
                  tool_renderers: ToolRenderers | None = None, name: str | None = None,
                  notify: NotifyFn | None = None, on_expiry: str | None = None,
-                 decide_requires_owner: bool | None = None) -> None:
+                 decide_requires_owner: bool | None = None, remember: Remember | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
@@ -82,6 +88,7 @@ class Chat:
         _option(self.state, "notify_fn", notify)
         _option(self.state, "on_expiry", on_expiry)
         _option(self.state, "decide_requires_owner", decide_requires_owner)
+        _option(self.state, "remember", remember)
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
                                 **{config.get_full_name(): render for config, render in self.interrupts}}
@@ -101,6 +108,10 @@ class Chat:
     def inbox(self, chat_path: str = "/", also: Sequence[tuple[Chat | type[ChatState], str]] = ()) -> rx.Component:
         """Everything waiting for this chat's owner, across threads (``also``: more chats and their pages)."""
         return approvals_inbox(self.state, chat_path, also)
+
+    def policy_list(self) -> rx.Component:
+        """The owner's rules ("always allow", …), each with its revoke."""
+        return policy_list(self.state)
 
     def __repr__(self) -> str:
         """The chat's name and its state class."""

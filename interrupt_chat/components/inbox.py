@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import reflex as rx
 
+from ..inbox import ANY
 from ..state import ChatState, InterruptState
 from .behaviour import chat_behaviour
 from .chat import STYLESHEET
@@ -40,6 +41,9 @@ class _InboxActions:
     def cancel(self, interrupt_id: Any = None) -> Any:
         return self._state.inbox_cancel(self._thread, interrupt_id, self._run)
 
+    def remember_rule(self, interrupt_id: Any, run_id: Any, scope: str, effect: str) -> Any:
+        return self._state.inbox_remember(self._thread, interrupt_id, run_id, scope, effect)
+
 
 def _heading(state: type[ChatState], title: Any, reason: Any, raised: Any, thread_id: Any,
              chat_path: str) -> rx.Component:
@@ -54,13 +58,39 @@ def _heading(state: type[ChatState], title: Any, reason: Any, raised: Any, threa
     )
 
 
-def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
+def _row(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
+    """The request on one line: select, thread, reason, tool, its arguments, waiting since, expires in."""
     return rx.box(
-        _heading(state, card.thread_title, card.reason, card.raised, card.thread_id, chat_path),
+        rx.checkbox(checked=state.inbox_selected.contains(card.key), on_change=lambda _checked: state.inbox_toggle(
+            card.key), custom_attrs={"data-testid": "inbox-select", "aria-label": "Select: " + card.thread_title}),
+        rx.text(card.thread_title, size="2", weight="medium", class_name="ic-row-title"),
+        rx.badge(card.reason, size="1", variant="soft", color_scheme="gray", high_contrast=True),
+        rx.cond(card.tool_name != "", rx.code(card.tool_name, size="1", high_contrast=True), rx.text("")),
+        rx.text(card.args_summary, size="1", color_scheme="gray", high_contrast=True, class_name="ic-row-args"),
+        rx.text(rx.cond(card.raised != "", "since " + card.raised.to(str) + " UTC", ""), size="1",
+                color_scheme="gray", high_contrast=True),
+        rx.text(rx.cond(card.expires_at != "", rx.cond(card.expired, "expired",
+                                                         "expires in " + card.seconds_left.to_string() + "s"), ""),
+                size="1", color_scheme=rx.cond(card.expired, "red", "amber"), high_contrast=True),
+        rx.el.button("Details", type="button", class_name="ic-summary ic-fold-toggle",
+                     custom_attrs={"data-ic-toggle": "true", "aria-expanded": "false"}),
+        rx.link("Open thread", href=chat_path, size="1", on_click=state.switch_thread(card.thread_id),
+                custom_attrs={"data-testid": "inbox-open-thread"}),
+        class_name="ic-row",
+    )
+
+
+def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
+    """One request: its row, then its card (the arguments and the editor unfold with "Details")."""
+    return rx.box(
+        _row(state, card, chat_path),
         interrupt_card(_InboxActions(state, card), card),  # type: ignore[arg-type]  # duck-typed actions
         class_name="ic-inbox-item",
         custom_attrs={"data-testid": "inbox-item", "data-thread-id": card.thread_id,
-                      "data-interrupt-id": card.id, "data-reason": card.reason},
+                      "data-interrupt-id": card.id, "data-reason": card.reason, "tabIndex": "0",
+                      "aria-label": "Request in " + card.thread_title.to(str) + ": a approves, r rejects, "
+                                    "space selects",
+                      "data-ic-fold": "true", "data-open": "false"},
     )
 
 
@@ -114,6 +144,90 @@ def _items(state: type[ChatState], chat_path: str) -> rx.Component:
                        rx.foreach(state.inbox_tools, lambda row: _tool_item(state, row, chat_path)))
 
 
+def _choice(label: str, value: Any, options: Any, on_change: Any, testid: str) -> rx.Component:
+    return rx.el.label(
+        rx.text(label, size="1", color_scheme="gray", high_contrast=True),
+        rx.el.select(rx.el.option("any", value=ANY), rx.foreach(options, lambda o: rx.el.option(o, value=o)),
+                     value=rx.cond(value != "", value, ANY), on_change=on_change, class_name="ic-input ic-select",
+                     custom_attrs={"data-testid": testid}),
+        class_name="ic-choice",
+    )
+
+
+def _toolbar(state: type[ChatState]) -> rx.Component:
+    """Select all, approve / reject the selected, the order and the filters; notifications."""
+    listed = state.inbox.length()
+    return rx.hstack(
+        rx.el.label(
+            rx.checkbox(checked=(listed > 0) & (state.inbox_selected.length() == listed), disabled=listed == 0,
+                        on_change=state.inbox_select_all, custom_attrs={"data-testid": "inbox-select-all"}),
+            rx.text("Select all", size="2"), class_name="ic-choice",
+        ),
+        rx.button("Approve selected", size="1", disabled=state.inbox_selected.length() == 0,
+                  on_click=state.inbox_bulk_ask("approve"), custom_attrs={"data-testid": "inbox-approve-selected"}),
+        rx.button("Reject selected", size="1", color_scheme="red", variant="soft", high_contrast=True,
+                  disabled=state.inbox_selected.length() == 0, on_click=state.inbox_bulk_ask("reject"),
+                  custom_attrs={"data-testid": "inbox-reject-selected"}),
+        rx.el.label(
+            rx.text("Order", size="1", color_scheme="gray", high_contrast=True),
+            rx.el.select(rx.el.option("expires soonest", value="expires"), rx.el.option("oldest first", value="oldest"),
+                         value=state.inbox_sort, on_change=lambda v: state.inbox_arrange(v),
+                         class_name="ic-input ic-select", custom_attrs={"data-testid": "inbox-sort"}),
+            class_name="ic-choice",
+        ),
+        _choice("Reason", state.inbox_reason, state.inbox_reasons, lambda v: state.inbox_arrange("", v, None),
+                "inbox-filter-reason"),
+        _choice("Tool", state.inbox_tool, state.inbox_tool_names, lambda v: state.inbox_arrange("", None, v),
+                "inbox-filter-tool"),
+        rx.spacer(),
+        notify_toggle(),
+        align="center", width="100%", wrap="wrap", spacing="3", class_name="ic-inbox-toolbar",
+    )
+
+
+def _bulk_confirm(state: type[ChatState]) -> rx.Component:
+    """"Approve 3 requests?" with yes / no: a bulk action never starts on one click."""
+    count = state.inbox_selected.length().to_string()
+    verb = rx.cond(state.inbox_bulk_verb == "approve", "Approve", "Reject")
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(verb, " ", count, " selected requests?"),
+            rx.alert_dialog.description(
+                "Each is answered once, as its own card's ", verb, " would answer it. Forms, credentials, expired "
+                "requests and those answered elsewhere are skipped.", size="2"),
+            rx.hstack(
+                rx.button("No", variant="soft", color_scheme="gray", on_click=state.inbox_bulk_close,
+                          custom_attrs={"data-testid": "inbox-bulk-confirm-no"}),
+                rx.button(rx.text.span("Yes, ", verb.to(str).lower(), " ", count),
+                          on_click=state.inbox_bulk_run(state.inbox_bulk_verb),
+                          custom_attrs={"data-testid": "inbox-bulk-confirm-yes"}),
+                justify="end", spacing="3", margin_top="12px",
+            ),
+            on_escape_key_down=state.inbox_bulk_close,
+            custom_attrs={"data-testid": "inbox-bulk-confirm", "data-count": count},
+        ),
+        open=state.inbox_bulk_verb != "",
+    )
+
+
+def _bulk_result(state: type[ChatState]) -> rx.Component:
+    """What the last bulk action did: answered, skipped, and why each was skipped."""
+    result = state.inbox_bulk
+    return rx.cond(
+        result.contains("done"),
+        rx.callout(
+            rx.vstack(
+                rx.text(result["done"].to_string(), " answered, ", result["skipped"].to_string(), " skipped."),
+                rx.foreach(result["lines"].to(list[str]), lambda line: rx.text(line, size="1")),
+                spacing="1",
+            ),
+            icon="list_checks", size="1", high_contrast=True,
+            custom_attrs={"data-testid": "inbox-bulk-result", "data-done": result["done"].to_string(),
+                          "data-skipped": result["skipped"].to_string(), "role": "status"},
+        ),
+    )
+
+
 def _state_of(chat: Any) -> type[ChatState]:
     """A chat's state class, from an ``ic.Chat`` or the class itself."""
     return cast("type[ChatState]", getattr(chat, "state", chat) if not isinstance(chat, type) else chat)
@@ -142,7 +256,9 @@ def approvals_inbox(state: type[ChatState] | Any, chat_path: str = "/",
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
         chat_behaviour(),  # skip links (docs/accessibility.md)
-        rx.hstack(rx.spacer(), notify_toggle(), width="100%"),
+        _toolbar(state),
+        _bulk_confirm(state),
+        _bulk_result(state),
         rx.cond(nothing, rx.callout("Nothing is waiting for you.", icon="check", size="1",
                                     custom_attrs={"data-testid": "inbox-empty"})),
         *[_items(s, path) for s, path in chats],

@@ -100,7 +100,24 @@ def _field(field: Any) -> rx.Component:
     )
 
 
+def _rule_buttons(state: type[InterruptState], card: Any, disabled: Any) -> rx.Component:
+    """"Allow in this thread", "Always allow", "Always deny": answer, and remember it (P1; tool approvals only)."""
+    def rule(label: str, testid: str, scope: str, effect: str) -> rx.Component:
+        return rx.button(label, type="button", size="1", variant="outline", high_contrast=True,
+                         color_scheme="red" if effect == "deny" else "gray", disabled=disabled,
+                         on_click=state.remember_rule(card.id, card.run_id, scope, effect),
+                         custom_attrs=_testid(testid))
+
+    return rx.cond(
+        card.rememberable & (card.reason == "tool_call"),
+        rx.fragment(rule("Allow in this thread", "interrupt-allow-thread", "thread", "allow"),
+                    rule("Always allow", "interrupt-allow-always", "always", "allow"),
+                    rule("Always deny", "interrupt-deny-always", "always", "deny")),
+    )
+
+
 def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
+    """The decision first: Approve / Reject (or Submit), the rule buttons, Cancel, and the time left beside them."""
     disabled = state.submitting  # an expired card stays clickable: the refusal is said in the card (S11)
     cancel = rx.button("Cancel", variant="ghost", color_scheme="gray", type="button",
                        on_click=state.cancel(card.id), disabled=state.submitting,
@@ -111,30 +128,58 @@ def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
         rx.button("Reject", type="button", color_scheme="red", variant="soft", high_contrast=True,
                   on_click=state.resolve({"approved": False}, card.id), disabled=disabled,
                   custom_attrs=_testid("interrupt-reject")),
+        _rule_buttons(state, card, disabled),
     )
-    return rx.match(
-        card.kind,
-        ("form", rx.hstack(rx.button("Submit", type="submit", disabled=disabled,
-                                     custom_attrs=_testid("interrupt-submit")),
-                           cancel, spacing="2")),
-        rx.hstack(approve_reject, cancel, spacing="2"),
+    return rx.hstack(
+        rx.match(card.kind,
+                 ("form", rx.button("Submit", type="submit", disabled=disabled,
+                                    custom_attrs=_testid("interrupt-submit"))),
+                 approve_reject),
+        cancel, rx.spacer(), _expiry(card),
+        spacing="2", align="center", width="100%", wrap="wrap", class_name="ic-actions",
     )
 
 
 def _edit(state: type[InterruptState], card: Any) -> rx.Component:
+    """The "Edit arguments" form: folded to one line until opened (or focused); its textarea stays a control."""
     return rx.form(
         _hidden_id(card),
-        rx.el.details(
-            rx.el.summary("Edit arguments and approve", class_name="ic-summary"),
+        rx.box(
+            rx.el.button("Edit arguments", type="button", class_name="ic-summary ic-fold-toggle",
+                         custom_attrs={"data-ic-toggle": "true", "aria-expanded": "false"}),
             rx.el.textarea(name="edited_args", default_value=card.edit_args, rows=6,
                            class_name="ic-input ic-mono",
                            custom_attrs=_testid("interrupt-edit-args", **{"aria-label": "Tool arguments (JSON)"})),
             rx.button("Approve with edits", type="submit", size="1", variant="soft",
                       disabled=state.submitting, custom_attrs=_testid("interrupt-approve-edited")),
-            open=True,
-            class_name="ic-edit",
+            class_name="ic-edit", custom_attrs={"data-ic-fold": "true", "data-open": "false"},
         ),
         on_submit=state.approve_edited,
+    )
+
+
+def _arg(row: Any) -> rx.Component:
+    value = rx.cond(row.long,
+                    rx.el.details(rx.el.summary(row.value.to(str)[:60], "…", class_name="ic-summary"),
+                                  rx.el.pre(row.value, class_name="ic-args")),
+                    rx.text(row.value, as_="span", class_name="ic-arg-value"))
+    return rx.fragment(rx.el.dt(row.key, class_name="ic-arg-key"), rx.el.dd(value, class_name="ic-arg"))
+
+
+def _tool(card: Any) -> rx.Component:
+    """The tool and its arguments, readable: one line per argument, long values folded, the JSON on demand."""
+    return rx.cond(
+        (card.tool_name != "") | (card.args.length() > 0),
+        rx.box(
+            rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name, high_contrast=True), size="1",
+                                                   color_scheme="gray", high_contrast=True)),
+            rx.cond(card.args.length() > 0, rx.fragment(
+                rx.el.dl(rx.foreach(card.args, _arg), class_name="ic-args-list"),
+                rx.el.details(rx.el.summary("JSON", class_name="ic-summary"), rx.el.pre(card.args_json,
+                                                                                       class_name="ic-args")),
+            )),
+            class_name="ic-tool",
+        ),
     )
 
 
@@ -152,28 +197,30 @@ def _expiry(card: Any) -> rx.Component:
 
 
 def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
-    """One open interrupt: prompt, controls, validation errors in place, Cancel, expiry (S11, S22)."""
+    """One open interrupt: the question, the decision, then what it is about (S11, S22).
+
+    Prompt; Approve / Reject (or the form and Submit), the rule buttons, Cancel and the time left;
+    the tool and its arguments; "Edit arguments" folded; validation errors in place.
+    """
     header = rx.hstack(
         rx.icon("hand", size=16),
         # a heading the page moves focus to when the set surfaces (behaviour.py); agent text, as text (S24)
         rx.heading(card.prompt, as_="h2", size="3", weight="medium", class_name="ic-prompt",
                    custom_attrs=_testid("interrupt-prompt", tabIndex="-1")),
         rx.spacer(),
-        _expiry(card),
         rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", high_contrast=True, size="1")),
         align="center", width="100%",
     )
     body = rx.match(
         card.kind,
-        ("form", rx.form(_hidden_id(card), rx.foreach(card.fields, _field), _buttons(state, card),
-                         on_submit=state.submit_form, class_name="ic-form")),
-        ("edit", rx.vstack(_edit(state, card), _buttons(state, card), spacing="2", width="100%")),
-        _buttons(state, card),
+        ("form", rx.vstack(rx.form(_hidden_id(card), rx.foreach(card.fields, _field), _buttons(state, card),
+                                   on_submit=state.submit_form, class_name="ic-form"), _tool(card),
+                           spacing="2", width="100%")),
+        ("edit", rx.vstack(_buttons(state, card), _tool(card), _edit(state, card), spacing="2", width="100%")),
+        rx.vstack(_buttons(state, card), _tool(card), spacing="2", width="100%"),
     )
     return rx.box(
         header,
-        rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name, high_contrast=True), size="1",
-                                               color_scheme="gray", high_contrast=True)),
         body,
         rx.cond(card.error != "", rx.callout(card.error, color_scheme="red", size="1", icon="triangle_alert",
                                                 high_contrast=True,

@@ -9,7 +9,7 @@ import reflex as rx
 
 from .stream_text import stream_text
 
-__all__ = ["ToolRenderers", "message_row", "safe_markdown", "tool_call_card"]
+__all__ = ["ToolRenderers", "message_row", "policy_note", "safe_markdown", "tool_call_card"]
 
 _STATUS_COLOR = {
     "streaming": "gray",
@@ -25,10 +25,30 @@ def safe_markdown(source: Any) -> rx.Component:
     return rx.markdown(source, use_raw=False, use_math=False, use_katex=False, class_name="ic-markdown")
 
 
-def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
+def policy_note(note: Any) -> rx.Component:
+    """Where a rule answered an interrupt: which tool, which rule (a ``ChatState.policy_notes`` row)."""
+    denied = note["action"] == "rejected"
+    return rx.box(
+        rx.icon("shield_check", size=14),
+        rx.text(rx.cond(denied, "Rejected", "Approved"), " by your rule “", note["rule"], "” for ",
+                rx.code(note["tool"]), size="1"),
+        class_name="ic-policy-note",
+        custom_attrs={"data-testid": "policy-note", "data-interrupt-id": note["interrupt_id"],
+                      "data-effect": rx.cond(denied, "deny", "allow")},
+    )
+
+
+def _notes(call: Any, notes: Any) -> rx.Component:
+    if notes is None:
+        return rx.fragment()
+    return rx.foreach(notes, lambda note: rx.cond(note["call_id"] == call.id, policy_note(note)))
+
+
+def tool_call_card(call: Any, on_gap: Any = None, notes: Any = None) -> rx.Component:
     """One tool call (a ``ToolCallRow`` var): name, status badge, arguments (streamed) and result.
 
     ``on_gap``: the chat state's ``resync_stream`` (the page asks for streamed text it missed).
+    ``notes``: the chat's ``policy_notes``; the ones about this call are drawn in it.
     """
     status = call.status
     return rx.box(
@@ -56,6 +76,7 @@ def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
             rx.text("→ ", call.result, size="1", color_scheme="gray", class_name="ic-result",
                     custom_attrs={"data-testid": "message", "data-role": "tool", "data-message-id": call.result_id}),
         ),
+        _notes(call, notes),
         class_name="ic-tool-call",
         custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-status": status,
                       "data-rejected": rx.cond(call.rejected, "true", "false")},
@@ -65,33 +86,35 @@ def tool_call_card(call: Any, on_gap: Any = None) -> rx.Component:
 ToolRenderers = Mapping[str, Callable[[Any], rx.Component]]
 
 
-def _tool_call(call: Any, on_gap: Any, renderers: ToolRenderers | None) -> rx.Component:
+def _tool_call(call: Any, on_gap: Any, renderers: ToolRenderers | None, notes: Any = None) -> rx.Component:
     """A tool call by its renderer (``chat(tool_renderers=...)``), else the default card."""
     if not renderers:
-        return tool_call_card(call, on_gap)
-    cases = [(name, rx.box(render(call), class_name="ic-tool-ui",
+        return tool_call_card(call, on_gap, notes)
+    cases = [(name, rx.box(render(call), _notes(call, notes), class_name="ic-tool-ui",
                            custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id,
                                          "data-status": call.status, "data-tool-name": call.name}))
              for name, render in renderers.items()]
-    return rx.match(call.name, *cases, tool_call_card(call, on_gap))
+    return rx.match(call.name, *cases, tool_call_card(call, on_gap, notes))
 
 
-def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any, renderers: ToolRenderers | None = None
-            ) -> rx.Component:
+def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any, renderers: ToolRenderers | None = None,
+            notes: Any = None) -> rx.Component:
     return rx.box(
         body,
-        rx.foreach(row.tool_calls, lambda call: _tool_call(call, on_gap, renderers)),
+        rx.foreach(row.tool_calls, lambda call: _tool_call(call, on_gap, renderers, notes)),
         class_name=f"ic-message ic-{role}",
         custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row.id},
     )
 
 
-def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = None) -> rx.Component:
+def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = None,
+                notes: Any = None) -> rx.Component:
     """Draw one row by role. Agent strings are text or sanitized markdown only (S24).
 
     An answer, reasoning and tool-call arguments stream in as new characters only
     (:mod:`interrupt_chat.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
     ``renderers`` draw the calls of the tools they name (the row's ``input`` / ``output``).
+    ``notes``: the chat's ``policy_notes``, drawn in the tool calls they are about.
     """
     return rx.match(
         row.role,
@@ -100,5 +123,5 @@ def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = 
         ("reasoning", rx.box(stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
                              class_name="ic-reasoning", custom_attrs={"data-testid": "reasoning"})),
         _bubble(row, stream_text(row, row.content, on_gap, markdown=True, class_name="ic-markdown"), "assistant",
-                on_gap, renderers),
+                on_gap, renderers, notes),
     )

@@ -9,14 +9,15 @@
 - ``interrupt_chat_outbox``: notifications to deliver (at least once), claimed row by row.
 - ``interrupt_chat_secrets``: secrets the app did not configure, generated once (the link secret).
 - ``interrupt_chat_link_uses``: decision links already used (each works once).
+- ``interrupt_chat_policies``: the owners' rules ("always allow", …), kept after a revoke for the audit export.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
 
-__all__ = ["decisions_table", "link_uses_table", "messages_table", "metadata", "outbox_table", "schema_version_table",
-           "secrets_table", "threads_table", "tombstones_table"]
+__all__ = ["decisions_table", "link_uses_table", "messages_table", "metadata", "outbox_table", "policies_table",
+           "schema_version_table", "secrets_table", "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 
@@ -73,6 +74,7 @@ decisions_table = Table(
     Column("payload", JSON),
     Column("at", DateTime(timezone=True), nullable=False),
     Column("decided_by", String(16)),  # person | bulk | policy | link | expiry (schema 2; NULL before: person)
+    Column("detail", JSON),  # a policy's answer: {tool, rule, policyId, toolCallId} (schema 3)
     Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
 )
 
@@ -105,4 +107,17 @@ link_uses_table = Table(
     "interrupt_chat_link_uses", metadata,
     Column("token_id", String(64), primary_key=True),
     Column("used_at", DateTime(timezone=True), nullable=False),
+)
+
+policies_table = Table(
+    "interrupt_chat_policies", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("owner", String, nullable=False),
+    Column("tool", Text, nullable=False),
+    Column("scope", String(16), nullable=False),  # thread | always
+    Column("effect", String(16), nullable=False),  # allow | deny
+    Column("thread_id", String, nullable=False),  # "" for scope always
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),  # NULL while the rule holds
+    Index("interrupt_chat_policies_owner", "owner", "revoked_at"),
 )

@@ -19,8 +19,11 @@ DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
 
 def _migrate(conn: Connection, found: int) -> None:
     """Bring a schema of version ``found`` to this code's (one step per version, inside the creating transaction)."""
-    if found < 2 and "decided_by" not in {c["name"] for c in inspect(conn).get_columns("interrupt_chat_decisions")}:
+    columns = {c["name"] for c in inspect(conn).get_columns("interrupt_chat_decisions")}
+    if found < 2 and "decided_by" not in columns:
         conn.execute(text("ALTER TABLE interrupt_chat_decisions ADD COLUMN decided_by VARCHAR(16)"))
+    if found < 3 and "detail" not in columns:
+        conn.execute(text("ALTER TABLE interrupt_chat_decisions ADD COLUMN detail JSON"))
 
 
 def _check_tables(conn: Connection) -> None:

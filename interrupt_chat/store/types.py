@@ -142,6 +142,7 @@ class DecisionRecord:
         at: when it was recorded (aware, UTC).
         by: who or what decided: ``person`` (a card in the chat or the inbox), ``bulk``, ``policy``,
             ``link`` or ``expiry``.
+        detail: a policy's answer: ``{"tool", "rule", "policyId", "toolCallId"}`` (else None).
     """
 
     id: int
@@ -153,12 +154,14 @@ class DecisionRecord:
     payload: Any
     at: datetime
     by: str = "person"
+    detail: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as plain JSON data (camelCase keys, ``at`` in ISO 8601)."""
-        return {"id": self.id, "threadId": self.thread_id, "runId": self.run_id, "interruptId": self.interrupt_id,
-                "reason": self.reason, "action": self.action, "payload": self.payload, "at": self.at.isoformat(),
-                "by": self.by}
+        """The entry as plain JSON data (camelCase keys, ``at`` in ISO 8601; ``detail`` when there is one)."""
+        out = {"id": self.id, "threadId": self.thread_id, "runId": self.run_id, "interruptId": self.interrupt_id,
+               "reason": self.reason, "action": self.action, "payload": self.payload, "at": self.at.isoformat(),
+               "by": self.by}
+        return {**out, "detail": self.detail} if self.detail else out
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,14 @@ from typing import Any
 import interrupt_chat as ic
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-FUNCTIONS = ("chat", "chat_state", "approvals_inbox", "thread_list", "audit_trail", "decide_page",
+FUNCTIONS = ("chat", "chat_state", "approvals_inbox", "thread_list", "audit_trail", "policy_list", "decide_page",
              "expiry_sweeper", "set_default_agent_url")
-METHODS: dict[str, tuple[str, ...]] = {"Chat": ("view", "thread_list", "inbox", "audit_trail")}
+METHODS: dict[str, tuple[str, ...]] = {"Chat": ("view", "thread_list", "inbox", "audit_trail", "policy_list")}
 EVENTS: dict[str, tuple[str, ...]] = {
-    "InterruptState": ("resolve", "cancel"),
+    "InterruptState": ("resolve", "cancel", "remember_rule"),
     "ChatState": ("send_text", "stop", "new_thread", "switch_thread", "search_threads", "rename_thread",
-                  "delete_thread", "set_agent_state", "inbox_resolve", "inbox_cancel"),
+                  "delete_thread", "set_agent_state", "inbox_resolve", "inbox_cancel", "inbox_remember",
+                  "revoke_policy"),
     "FrontendToolState": ("respond", "decline", "submit"),
 }
 

@@ -1,0 +1,159 @@
+"""Rules that remember a decision: "allow in this thread", "always allow", "always deny" (docs/semantics.md P1–P5).
+
+Framework-free. A rule names a tool, a scope (``thread`` or ``always``) and an effect (``allow``
+or ``deny``). When a set surfaces, :func:`answers_for` says which of its interrupts the owner's
+rules answer, and with what: exactly the payload the card's own Approve or Reject sends
+(:func:`approval_payload`). A rule answers a tool approval and nothing else: never a form, a
+credential, or an interrupt whose schema asks for more than the approval itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ag_ui.core import Interrupt
+
+from .agui import Pending, Transcript
+from .agui.interrupts import is_expired, is_secret_schema
+from .forms import FormError, approval_kind, validate_payload
+
+__all__ = ["EFFECTS", "SCOPES", "RememberFn", "Rule", "RuleAnswer", "answers_for", "approval_payload", "match",
+           "remember_fn", "rememberable", "tool_name"]
+
+EFFECTS = ("allow", "deny")
+SCOPES = ("thread", "always")
+TOOL_CALL = "tool_call"
+_APPROVAL_KEYS = frozenset({"approved", "editedArgs"})
+
+RememberFn = Callable[[str, Interrupt], bool]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One remembered decision of an owner.
+
+    Attributes:
+        id: the rule's id in the database.
+        tool: the tool it answers for.
+        scope: ``thread`` (only in ``thread_id``) or ``always`` (every thread of the owner).
+        effect: ``allow`` (answer as Approve does) or ``deny`` (as Reject does).
+        thread_id: the thread of a ``thread`` rule ("" for ``always``).
+        created_at: when the person made it.
+    """
+
+    id: int
+    tool: str
+    scope: str
+    effect: str
+    thread_id: str = ""
+    created_at: datetime | None = None
+
+    def covers(self, tool: str, thread_id: str) -> bool:
+        """Whether this rule speaks for ``tool`` in ``thread_id``."""
+        return self.tool == tool and (self.scope == "always" or self.thread_id == thread_id)
+
+    def describe(self) -> str:
+        """The rule in words, as the transcript's note and the policy list say it."""
+        if self.scope == "thread":
+            return "allow in this thread" if self.effect == "allow" else "deny in this thread"
+        return "always allow" if self.effect == "allow" else "always deny"
+
+
+@dataclass(frozen=True)
+class RuleAnswer:
+    """An interrupt a rule answers: the payload to record, and what to say about it."""
+
+    interrupt_id: str
+    tool: str
+    rule: Rule
+    payload: dict[str, Any]
+    tool_call_id: str = ""
+
+
+def tool_name(interrupt: Interrupt, transcript: Transcript | None) -> str:
+    """The tool an interrupt asks about: its ``toolCallId``'s call, else ``metadata.tool_name`` ("" when neither)."""
+    call = transcript.tool_calls.get(interrupt.tool_call_id) if transcript and interrupt.tool_call_id else None
+    if call is not None and call.name:
+        return call.name
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    name = metadata.get("tool_name")
+    return name if isinstance(name, str) else ""
+
+
+def approval_payload(interrupt: Interrupt, effect: str) -> dict[str, Any] | None:
+    """What the card's Approve (``allow``) or Reject (``deny``) sends, if the interrupt asks for nothing more.
+
+    None when it does: a form (``input_required``), a masked field, a property besides
+    ``approved`` / ``editedArgs``, a required ``editedArgs``, or a schema the payload does not fit.
+    """
+    if interrupt.reason == "input_required":
+        return None
+    schema = interrupt.response_schema
+    payload = {"approved": effect == "allow"}
+    if schema is None:
+        return payload
+    if not isinstance(schema, dict):
+        return None
+    props = schema.get("properties")
+    if props is not None:
+        if not isinstance(props, dict) or approval_kind(schema) == "form":
+            return None
+        if set(props) - _APPROVAL_KEYS or any(is_secret_schema(p) for p in props.values()):
+            return None
+    required = schema.get("required")
+    if required is not None and (not isinstance(required, list) or set(map(str, required)) - {"approved"}):
+        return None
+    try:
+        validate_payload(schema, payload)
+    except FormError:
+        return None
+    return payload
+
+
+def rememberable(interrupt: Interrupt, tool: str, remember: RememberFn) -> bool:
+    """Whether a rule may answer this interrupt: a tool approval with a tool name the app lets be remembered."""
+    return (interrupt.reason == TOOL_CALL and bool(tool) and approval_payload(interrupt, "allow") is not None
+            and bool(remember(tool, interrupt)))
+
+
+def remember_fn(remember: Collection[str] | RememberFn | None) -> RememberFn:
+    """``ic.chat(remember=...)`` as a function: None (every tool), a collection of names, or the app's function."""
+    if remember is None:
+        return lambda _tool, _interrupt: True
+    if callable(remember):
+        return remember
+    names = frozenset(remember)
+    return lambda tool, _interrupt: tool in names
+
+
+def match(rules: Sequence[Rule], tool: str, thread_id: str) -> Rule | None:
+    """The rule that speaks for ``tool`` here: a thread rule before an always rule, a deny before an allow."""
+    found = [rule for rule in rules if rule.covers(tool, thread_id)]
+    found.sort(key=lambda rule: (rule.scope != "thread", rule.effect != "deny", -rule.id))
+    return found[0] if found else None
+
+
+def answers_for(pending: Pending | None, answered: Collection[str], transcript: Transcript | None,
+                rules: Sequence[Rule], thread_id: str, remember: RememberFn, now: datetime) -> list[RuleAnswer]:
+    """The open interrupts of ``pending`` that the rules answer, in the set's order.
+
+    ``answered``: interrupt ids that have their answer already. An expired interrupt is left to
+    the person (it can only be cancelled, S11); a legacy set is never answered by a rule.
+    """
+    if pending is None or pending.kind != "standard" or not rules:
+        return []
+    out = []
+    for interrupt in pending.interrupts:
+        if interrupt.id in answered or is_expired(interrupt, now):
+            continue
+        tool = tool_name(interrupt, transcript)
+        if not rememberable(interrupt, tool, remember):
+            continue
+        rule = match(rules, tool, thread_id)
+        payload = approval_payload(interrupt, rule.effect) if rule is not None else None
+        if rule is not None and payload is not None:
+            out.append(RuleAnswer(interrupt.id, tool, rule, payload, interrupt.tool_call_id or ""))
+    return out
