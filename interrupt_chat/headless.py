@@ -52,6 +52,7 @@ async def answer(chat_cls: type[ChatState], owner_key: str, thread_id: str, verb
     try:
         chat = detached(chat_cls, by)
         await driver.ready(chat, chat_cls)
+        await persistence.load_thread(chat, thread_id)  # ready() loads the newest thread only
         errors: list[str] = []
         outcome, _moved = await answers.record(chat, thread_id, _set_of(run_id), verb, payload, interrupt_id or None,
                                                lambda card_id, message: errors.append(message))

@@ -81,8 +81,9 @@ async def fill(chat: ChatState) -> None:
     chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
     chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})
     cards = queue.arrange(cards, chat.inbox_sort, chat.inbox_reason, chat.inbox_tool)
-    keys = {item_key(c.thread_id, c.id) for c in cards}
-    chat.inbox_selected = [key for key in chat.inbox_selected if key in keys]
+    # a selected request answered elsewhere meanwhile stays selected: a bulk action reports it as skipped
+    chat._inbox_listed = {**{k: c for k, c in chat._inbox_listed.items() if k in chat.inbox_selected},
+                          **{c.key: c for c in cards}}
     chat.inbox, chat.inbox_sets, chat.inbox_tools = cards, sets, tools
 
 
@@ -180,8 +181,8 @@ async def bulk_decide(state: rx.State, chat_cls: type[ChatState], verb: str) -> 
     """Answer the selected requests (as they were listed) once each; show the result, list the inbox again."""
     async with state:
         chat = await driver.ready(state, chat_cls)
-        chosen = set(chat.inbox_selected) if chat.inbox_bulk_verb == verb else set()
-        cards = [c for c in chat.inbox if item_key(c.thread_id, c.id) in chosen]
+        chosen = chat.inbox_selected if chat.inbox_bulk_verb == verb else []
+        cards = [chat._inbox_listed[key] for key in chosen if key in chat._inbox_listed]
         chat.inbox_bulk_verb, chat.inbox_selected, owner = "", [], chat._owner_key
     if verb not in ("approve", "reject") or not cards:
         return
@@ -211,6 +212,7 @@ class InboxHandlers(rx.State, mixin=True):
     inbox_reasons: list[str] = []  # what the filters offer
     inbox_tool_names: list[str] = []
     inbox_selected: list[str] = []  # bulk.item_key of each selected request
+    _inbox_listed: dict[str, Card] = {}  # the requests listed, and the selected ones listed before
     inbox_bulk_verb: str = ""  # approve | reject while the confirmation is open
     inbox_bulk: dict[str, Any] = {}  # the last bulk action's result: done, skipped, lines
 
@@ -274,7 +276,7 @@ class InboxHandlers(rx.State, mixin=True):
     @rx.event
     def inbox_select_all(self, checked: bool):
         """Select every listed request, or none."""
-        self.inbox_selected = [item_key(c.thread_id, c.id) for c in self.inbox] if checked else []
+        self.inbox_selected = [c.key for c in self.inbox] if checked else []
 
     @rx.event
     def inbox_bulk_ask(self, verb: str):

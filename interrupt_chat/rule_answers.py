@@ -63,7 +63,7 @@ async def apply(chat: ChatState, session: AgentSession, rules: list[policies.Rul
     if not rules or tracker.sealed:
         return None
     covered = policies.answers_for(tracker.pending, tracker.answers, session.transcript, rules, session.thread_id,
-                                   policies.remember_fn(type(chat).remember), tracker.now())
+                                   policies.remember_fn(chat.__class__.remember), tracker.now())
     audits: list[persistence.Audit] = []
     for found in covered:
         outcome = await answers.decide(chat, session, "resolve", found.payload, found.interrupt_id,
@@ -148,7 +148,7 @@ async def remember(chat: ChatState, thread_id: str, interrupt_id: str, scope: st
         return answers.ANSWERED_ELSEWHERE
     tool = policies.tool_name(interrupt, session.transcript)
     payload = policies.approval_payload(interrupt, effect)
-    if payload is None or not policies.rememberable(interrupt, tool, policies.remember_fn(type(chat).remember)):
+    if payload is None or not policies.rememberable(interrupt, tool, policies.remember_fn(chat.__class__.remember)):
         return "This request cannot be remembered: answer it with the card's own buttons."
     return {"tool": tool, "payload": payload}
 
@@ -182,7 +182,7 @@ class PolicyHandlers(rx.State, mixin=True):
     async def load_policies(self):
         """List the owner's rules (the policy list's mount)."""
         async with self:
-            chat = await driver.ready(self, cast("type[ChatState]", type(self)))
+            chat = await driver.ready(self, cast("type[ChatState]", self.__class__))
             chat._policies_shown = True
             owner = chat._owner_key
         found = await rows(owner)
@@ -193,7 +193,7 @@ class PolicyHandlers(rx.State, mixin=True):
     async def revoke_policy(self, rule_id: str):
         """Revoke one of the owner's rules: the next set it would have answered shows its card again."""
         async with self:
-            chat = await driver.ready(self, cast("type[ChatState]", type(self)))
+            chat = await driver.ready(self, cast("type[ChatState]", self.__class__))
             owner = chat._owner_key
         try:
             await revoke(owner, int(rule_id))

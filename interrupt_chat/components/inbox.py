@@ -215,13 +215,12 @@ def _bulk_result(state: type[ChatState]) -> rx.Component:
     result = state.inbox_bulk
     return rx.cond(
         result.contains("done"),
-        rx.callout(
-            rx.vstack(
-                rx.text(result["done"].to_string(), " answered, ", result["skipped"].to_string(), " skipped."),
-                rx.foreach(result["lines"].to(list[str]), lambda line: rx.text(line, size="1")),
-                spacing="1",
-            ),
-            icon="list_checks", size="1", high_contrast=True,
+        rx.box(
+            rx.text(result["done"].to_string(), " answered, ", result["skipped"].to_string(), " skipped.", size="2",
+                    weight="medium"),
+            rx.el.ul(rx.foreach(result["lines"].to(list[str]), lambda line: rx.el.li(line)),
+                     class_name="ic-bulk-lines"),
+            class_name="ic-bulk-result",
             custom_attrs={"data-testid": "inbox-bulk-result", "data-done": result["done"].to_string(),
                           "data-skipped": result["skipped"].to_string(), "role": "status"},
         ),
