@@ -39,7 +39,7 @@ class Answered:
 
 def detached(chat_cls: type[ChatState], label: str) -> ChatState:
     """A chat state of no browser tab (its own state tree, a client token of its own)."""
-    root = rx.State()
+    root = rx.State(_reflex_internal_init=True)  # type: ignore[call-arg]  # plain rx.State() raises outside pytest
     token = f"{label}-{new_id('server')}"
     root.rx_router_session = SessionData(client_token=token, client_ip="", session_id=token)
     return root.get_substate(chat_cls.get_full_name().split("."))  # type: ignore[return-value]

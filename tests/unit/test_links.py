@@ -143,3 +143,10 @@ async def test_a_chat_that_requires_the_owner_shows_its_links_only_to_them(agent
         assert (await decide._find(_page(), token)).phase == "open"
     finally:
         WHO["user"] = "alice"
+
+
+def test_a_server_side_state_is_made_outside_pytest_too(chat, monkeypatch):
+    """``reflex run`` is no test environment: a plain ``rx.State()`` raises there (links and expiry would fail)."""
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    detached = headless.detached(chat.state, "link")
+    assert isinstance(detached, chat.state) and detached.router.session.client_token.startswith("link-")
