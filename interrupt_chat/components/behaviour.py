@@ -132,6 +132,14 @@ _FOLD_AND_KEYS_SCRIPT = r"""
     toggle.setAttribute("aria-expanded", open ? "true" : "false");
     if (open) { const field = fold.querySelector(":scope > textarea"); if (field) field.focus(); }
   });
+  document.addEventListener("focusin", (e) => {  // a folded field that takes the focus stays open (no jump)
+    const field = e.target;
+    const fold = field && field.matches && field.matches("[data-ic-fold] > textarea") && field.parentElement;
+    if (!fold || fold.dataset.open === "true") return;
+    fold.dataset.open = "true";
+    const toggle = fold.querySelector(":scope > [data-ic-toggle]");
+    if (toggle) toggle.setAttribute("aria-expanded", "true");
+  });
   document.addEventListener("keydown", (e) => {
     const item = e.target;
     if (!item || !item.matches || !item.matches('[data-testid="inbox-item"]')) return;

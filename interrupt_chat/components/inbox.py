@@ -160,7 +160,8 @@ def _toolbar(state: type[ChatState]) -> rx.Component:
     return rx.hstack(
         rx.el.label(
             rx.checkbox(checked=(listed > 0) & (state.inbox_selected.length() == listed), disabled=listed == 0,
-                        on_change=state.inbox_select_all, custom_attrs={"data-testid": "inbox-select-all"}),
+                        on_change=state.inbox_select_all,
+                        custom_attrs={"data-testid": "inbox-select-all", "aria-label": "Select all requests"}),
             rx.text("Select all", size="2"), class_name="ic-choice",
         ),
         rx.button("Approve selected", size="1", disabled=state.inbox_selected.length() == 0,

@@ -124,3 +124,36 @@ def test_axe_confirm_page_tool_wait(chat):
     chat.interrupt("confirm", "/confirm")
     expect(chat.page.get_by_test_id("tool-wait").get_by_test_id("tool-approve")).to_be_visible()
     assert_axe_clean(chat.page, "/confirm tool call waiting")
+
+
+def test_axe_policies_inbox_selection_bulk_confirmation_and_result(chat):
+    page = chat.page
+    page.goto(chat.base_url + "/policies")
+    expect(page.get_by_test_id("policy-empty")).to_be_visible(timeout=120_000)
+    assert_axe_clean(page, "/policies empty")
+    chat.interrupt("approval")
+    chat.card().get_by_test_id("interrupt-allow-thread").click()
+    chat.wait("idle")
+    page.get_by_test_id("thread-new").click()
+    expect(chat.messages("user")).to_have_count(0)
+    chat.send("multi")  # a tool approval, a choice and a confirmation, in a thread of its own
+    chat.wait("interrupted")
+    expect(chat.cards()).to_have_count(3)
+    page.goto(chat.base_url + "/policies")
+    expect(page.get_by_test_id("policy-item")).to_have_count(1, timeout=120_000)
+    assert_axe_clean(page, "/policies with a rule")
+    page.goto(chat.base_url + "/inbox")
+    expect(page.get_by_test_id("inbox-item")).to_have_count(3, timeout=120_000)
+    page.get_by_test_id("inbox-select-all").click()
+    page.locator('[data-testid="inbox-item"][data-reason="tool_call"] .ic-row [data-ic-toggle]').click()  # "Details"
+    assert_axe_clean(page, "/inbox selected, details open")
+
+    def open_it() -> None:
+        page.get_by_test_id("inbox-reject-selected").click()
+        expect(page.get_by_test_id("inbox-bulk-confirm")).to_be_visible()
+
+    assert_axe_clean(page, "bulk confirmation", open_it, _closer(page, "inbox-bulk-confirm"))
+    page.get_by_test_id("inbox-reject-selected").click()
+    page.get_by_test_id("inbox-bulk-confirm-yes").click()
+    expect(page.get_by_test_id("inbox-bulk-result")).to_have_attribute("data-skipped", "1", timeout=20_000)
+    assert_axe_clean(page, "/inbox bulk result")
