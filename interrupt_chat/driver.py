@@ -188,9 +188,10 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
                 chat._summaries = summaries
                 list_threads(chat)
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)
-        if notice and by_rule.events is not None:
+        if notice and by_rule.events is not None:  # not saved: nothing is sent, the set opens again (S15)
             await by_rule.events.aclose()
             by_rule.events = None
+            session.abandon(notice)
         await answers.conclude(state, chat_cls, session, by_rule)
         if resuming:
             return

@@ -12,16 +12,18 @@ on the owner's other tabs.
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
 from . import answers, driver, persistence, policies, sync
+from .agui import AgentSession
 from .store import policies as store
 from .threads_db import ThreadDBError
 
 if TYPE_CHECKING:
-    from .agui import AgentSession, Pending
+    from .agui import Pending
     from .state import ChatState, InterruptState
 
 __all__ = [
@@ -57,10 +59,21 @@ async def rules_for(owner: str, session: AgentSession) -> list[policies.Rule]:
         return []
 
 
+MAX_RULE_RESUMES = 5  # resumes in a row that rules alone start; then a person looks (an agent asking in a loop)
+_streaks: weakref.WeakKeyDictionary[AgentSession, int] = weakref.WeakKeyDictionary()
+
+
 async def apply(chat: ChatState, session: AgentSession, rules: list[policies.Rule]) -> answers.Outcome | None:
-    """Inside the lock: answer what ``rules`` cover; the outcome (its resume, if the set is complete) or None."""
+    """Inside the lock: answer what ``rules`` cover; the outcome (its resume, if the set is complete) or None.
+
+    After :data:`MAX_RULE_RESUMES` resumes in a row started by rules alone, the next set is left to
+    the person (its cards are drawn), and the count starts again.
+    """
     tracker = session.tracker
     if not rules or tracker.sealed:
+        return None
+    if _streaks.get(session, 0) >= MAX_RULE_RESUMES:
+        _streaks[session] = 0
         return None
     covered = policies.answers_for(tracker.pending, tracker.answers, session.transcript, rules, session.thread_id,
                                    policies.remember_fn(chat.__class__.remember), tracker.now())
@@ -77,7 +90,9 @@ async def apply(chat: ChatState, session: AgentSession, rules: list[policies.Rul
                                 "toolCallId": found.tool_call_id}
         audits += outcome.audits
         if outcome.events is not None:
+            _streaks[session] = _streaks.get(session, 0) + 1
             return answers.Outcome(outcome.events, audits, chat._owner_key)
+    _streaks.pop(session, None)
     if not audits:
         return None
     return answers.Outcome(None, audits, chat._owner_key)

@@ -8,7 +8,7 @@ import time
 
 from playwright.sync_api import Page, expect
 
-from .conftest import EXPIRES_IN, Chat, DemoAgent
+from .conftest import ARTIFACTS, EXPIRES_IN, Chat, DemoAgent
 
 SYNC_MS = 2_000
 
@@ -43,6 +43,9 @@ def test_a_bulk_approval_answers_each_plain_approval_once_and_reports_the_skips(
     inbox = _inbox(chat)
     expect(inbox.get_by_test_id("inbox-item")).to_have_count(5, timeout=20_000)
     expect(inbox.get_by_test_id("inbox-count")).to_have_text("5", timeout=SYNC_MS)
+    ARTIFACTS.mkdir(exist_ok=True)
+    inbox.locator(".ic-main").screenshot(path=str(ARTIFACTS / "inbox-page.png"),  # the README's
+                                         style=".ic-nav { display: none !important; }")
     time.sleep(max(0.0, EXPIRES_IN + 0.5 - (time.monotonic() - started)))  # the confirmation has expired now
     inbox.get_by_test_id("inbox-select-all").click()
     expect(inbox.get_by_test_id("inbox-select").first).to_have_attribute("aria-checked", "true")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from .conftest import Chat, DemoAgent
+from .conftest import ARTIFACTS, Chat, DemoAgent
 
 SYNC_MS = 2_000
 
@@ -42,6 +42,7 @@ def test_p2_always_allow_answers_the_next_request_with_no_card_and_a_note(chat: 
     expect(note).to_have_attribute("data-effect", "allow")
     expect(note).to_contain_text("delete_files")
     expect(note).to_contain_text("always allow")
+    chat.shot_content("policy-note")
     interrupt_id = note.get_attribute("data-interrupt-id")
     assert interrupt_id == resumes[1][0]["interruptId"]
     entry = chat.page.locator(f'[data-testid="audit-entry"][data-interrupt-id="{interrupt_id}"]')
@@ -60,6 +61,8 @@ def test_p4_a_revoke_brings_the_card_back(chat: Chat, demo_agent: DemoAgent):
     expect(item).to_have_attribute("data-tool", "delete_files")
     expect(item).to_have_attribute("data-scope", "always")
     expect(item).to_have_attribute("data-effect", "allow")
+    ARTIFACTS.mkdir(exist_ok=True)
+    listing.locator(".ic-main").screenshot(path=str(ARTIFACTS / "policies-page.png"))
     item.get_by_test_id("policy-revoke").click()
     expect(listing.get_by_test_id("policy-empty")).to_be_visible()
     chat.send("approval")

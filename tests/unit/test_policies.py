@@ -218,3 +218,22 @@ async def test_bulk_answers_each_plain_approval_once_and_says_why_it_skipped_the
     assert [len(_resume_payloads(tab, t)) for t in threads] == [1, 1, 0, 0]
     assert {e.by for t in threads[:2] for e in database.decisions(tab.chat._owner_key, t)} == {"bulk"}
     assert store.rules(database, tab.chat._owner_key) == []  # a bulk action never makes a rule
+
+
+async def test_p2_rules_alone_resume_at_most_five_times_in_a_row(chat, agent):
+    """An agent that asks again after every resume is not approved forever: the sixth set goes to the person."""
+    from interrupt_chat import rule_answers
+
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")
+    tracker, asked = tab.session.tracker, tab.session.tracker.export()
+    rules = [Rule(1, "delete_files", "always", "allow")]
+    resumed = []
+    for _ in range(rule_answers.MAX_RULE_RESUMES + 2):
+        tracker.restore(asked)  # the same question again
+        outcome = await rule_answers.apply(tab.chat, tab.session, rules)
+        resumed.append(outcome is not None and outcome.events is not None)
+        if outcome is not None and outcome.events is not None:
+            await outcome.events.aclose()
+            tab.session.abandon("not sent")  # a resume handed out and dropped: the session is free again
+    assert resumed == [True] * rule_answers.MAX_RULE_RESUMES + [False, True]  # then the count starts again
