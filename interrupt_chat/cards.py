@@ -112,10 +112,18 @@ def summary(rows: list[ArgRow], limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
+ONE_LINE_ARGS = 80  # characters: arguments this short are edited on one line (the folded editor shows them whole)
+
+
 def tool_args(fields: dict[str, Any], transcript: Transcript | None) -> str:
-    """The tool call's arguments as pretty JSON (from the transcript, else ``metadata.tool_input``)."""
+    """The tool call's arguments as JSON to edit (from the transcript, else ``metadata.tool_input``).
+
+    On one line when that is short enough, else pretty-printed.
+    """
     args = _tool_input(fields, transcript)
-    return json.dumps(args if args is not None else {}, indent=2, ensure_ascii=False)
+    args = args if args is not None else {}
+    flat = json.dumps(args, ensure_ascii=False)
+    return flat if len(flat) <= ONE_LINE_ARGS else json.dumps(args, indent=2, ensure_ascii=False)
 
 
 def arg_rows(args: Any) -> list[ArgRow]:

@@ -178,7 +178,7 @@ def _tool(card: Any) -> rx.Component:
                 rx.el.details(rx.el.summary("JSON", class_name="ic-summary"), rx.el.pre(card.args_json,
                                                                                        class_name="ic-args")),
             )),
-            class_name="ic-tool",
+            class_name="ic-card-tool",
         ),
     )
 
