@@ -127,7 +127,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     if not chat.loaded:
         await persistence.restore(chat)
         chat.loaded = True
-        chat.decisions = await persistence.decision_rows(chat)
+        await persistence.show_trail(chat)
         session = chat._session()
         await publish(chat, session, full=True, starting=chat.status == "running")  # another worker's run (orphans.py)
         await routing.route(state, chat_cls, session)

@@ -71,7 +71,7 @@ async def _show_thread(chat: ChatState, chat_cls: type[ChatState], thread_id: st
             chat.thread_id = ""
     session = chat._session()
     await driver.publish(chat, session, full=True, starting=busy)
-    chat.decisions = await persistence.decision_rows(chat)
+    await persistence.show_trail(chat)
     return await routing.route(chat, chat_cls, session)
 
 

@@ -510,6 +510,14 @@ async def summaries(owner: str) -> list[ThreadSummary] | None:
         return None
 
 
+async def show_trail(chat: ChatState) -> None:
+    """Inside the lock: the shown thread's audit trail and the ratings of its answers."""
+    from .feedback import show
+
+    chat.decisions = await decision_rows(chat)
+    await show(chat)
+
+
 async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
     """The shown thread's audit trail as rows (inside the lock): who decided what, and when."""
     db = database()

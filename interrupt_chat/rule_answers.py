@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import weakref
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
@@ -187,6 +187,7 @@ class PolicyHandlers(rx.State, mixin=True):
 
     policies: list[dict[str, str]] = []  # the owner's rules in force, newest first
     _policies_shown: bool = False  # this tab lists them: a change on another tab lists them again (sync)
+    remember: ClassVar[Any] = None  # Chat(remember=...): tool names or fn(tool, interrupt) -> bool (policies.py)
 
     @rx.var
     def policy_notes(self) -> list[dict[str, str]]:

@@ -18,6 +18,7 @@ from . import answers, driver, live, orphans, persistence, routing, rule_answers
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
+from .feedback import FeedbackHandlers
 from .inbox import InboxHandlers
 from .mixins import ConcreteSubclasses
 from .threads import ThreadListHandlers
@@ -97,8 +98,8 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, ToolHandlers, orphans.RunWatchHandlers,
-                rx.State, mixin=True, metaclass=ConcreteSubclasses):
+class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers, ToolHandlers,
+                orphans.RunWatchHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """The conversation of one ``chat()``: messages, run status, threads.
 
     ``chat()`` makes one concrete subclass per configuration of the chat (see :mod:`.registry`).
@@ -137,7 +138,6 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
     notify_fn: ClassVar[Callable[[dict[str, Any]], Any] | None] = None  # Chat(notify=...): notifications (notifier.py)
     on_expiry: ClassVar[str] = ""  # Chat(on_expiry="cancel"): the backend sends a set whose last interrupt expired
     decide_requires_owner: ClassVar[bool] = False  # Chat(decide_requires_owner=True): links need the owner's login
-    remember: ClassVar[Any] = None  # Chat(remember=...): tool names or fn(tool, interrupt) -> bool (policies.py)
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):
@@ -179,7 +179,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
             session.client = session.client or self._client()
             self.thread_id = session.thread_id
             await driver.publish(self, session, full=True)
-            self.decisions = await persistence.decision_rows(self)
+            await persistence.show_trail(self)
             return self.__class__.route_interrupts
 
     @rx.event(background=True)

@@ -61,7 +61,9 @@ from .agui.records import (
 from .agui.session import AgentSession
 from .agui.transcript import MessageView
 from .agui.transport import AgentClient
+from .store import feedback as store_feedback
 from .store import policies as store_policies
+from .store.feedback import Feedback
 from .store.masking import MASKED, mask_secrets
 from .store.rows import (
     _COLUMN_KEYS,
@@ -689,17 +691,26 @@ class ThreadDB:
         return [DecisionRecord(r.id, r.thread_id, r.run_id, r.interrupt_id, r.reason, r.action, r.payload,
                                _aware(r.at), r.decided_by or "person", r.detail) for r in rows]
 
+    def feedback(self, owner: str) -> list[Feedback]:
+        """``owner``'s ratings of the agent's answers (thumbs up / down, comment), oldest first.
+
+        Raises:
+            ThreadDBError: the database failed.
+        """
+        return store_feedback.of_owner(self, owner)
+
     def export_jsonl(self, owner: str) -> str:
         """``owner``'s audit trail as JSON Lines, oldest first.
 
         One :meth:`DecisionRecord.to_json` object a line, and one ``{"kind": "policy", "event":
         "created" | "revoked", "policyId", "tool", "scope", "effect", "threadId", "at"}`` line each
-        time a rule was made or revoked.
+        time a rule was made or revoked, and one ``{"kind": "feedback", …}`` line per rated message.
 
         Raises:
             ThreadDBError: the database failed.
         """
-        lines = [d.to_json() for d in self.decisions(owner)] + store_policies.events(self, owner)
+        lines = ([d.to_json() for d in self.decisions(owner)] + store_policies.events(self, owner)
+                 + [f.to_json() for f in store_feedback.of_owner(self, owner)])
         lines.sort(key=lambda line: str(line["at"]))
         return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
 

@@ -86,8 +86,9 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"),
                       class_name="ic-empty"),
         ),
-        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes)),
-        rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes)),
+        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes,
+                                                           state)),
+        rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes, state)),
         # a rule's answer to an interrupt that names no tool call of the transcript: after the messages
         rx.foreach(state.policy_notes, lambda note: rx.cond(note["call_id"] == "", policy_note(note))),
         class_name="ic-messages",
@@ -104,7 +105,8 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
          tool_renderers: ToolRenderers | None = None, name: str | None = None,
          notify: Callable[[dict[str, Any]], Any] | None = None, on_expiry: str | None = None,
          decide_requires_owner: bool | None = None,
-         remember: Collection[str] | Callable[[str, Any], bool] | None = None) -> rx.Component:
+         remember: Collection[str] | Callable[[str, Any], bool] | None = None,
+         on_feedback: Callable[[dict[str, Any]], Any] | None = None) -> rx.Component:
     """The chat page body: ``ic.Chat(...).view(header=..., footer=...)`` in one call.
 
     Args:
@@ -133,12 +135,14 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         decide_requires_owner: decision links need the owner's own login (``ic.Chat``).
         remember: the tool approvals a person may turn into a rule: tool names or
             ``fn(tool_name, interrupt) -> bool`` (``ic.Chat``); default: every one.
+        on_feedback: ``fn(feedback)``, told when the person rates an answer (``ic.Chat``).
     """
     from .declaration import Chat  # the declaration uses this module's parts
 
     return Chat(agent_url, interrupts, headers=headers, owner=owner, tools=tools, tool_renderers=tool_renderers,
                 name=name, notify=notify, on_expiry=on_expiry,
-                decide_requires_owner=decide_requires_owner, remember=remember).view(header=header, footer=footer)
+                decide_requires_owner=decide_requires_owner, remember=remember,
+                on_feedback=on_feedback).view(header=header, footer=footer)
 
 
 def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState], RenderFn]],

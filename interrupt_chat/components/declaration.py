@@ -69,6 +69,8 @@ class Chat:
             function names the thread's owner (the app's login).
         remember: which tool approvals a person may turn into a rule ("always allow", …): a
             collection of tool names, or ``fn(tool_name, interrupt) -> bool``. Default: every one.
+        on_feedback: ``fn(feedback)`` (sync or async), told when the person rates an answer:
+            ``{owner, thread_id, message_id, rating ("up", "down" or None when taken back), comment}``.
     """
 
     def __init__(self, agent_url: str | None = None,
@@ -77,7 +79,8 @@ class Chat:
                  tools: Sequence[type[FrontendToolState]] | None = None,
                  tool_renderers: ToolRenderers | None = None, name: str | None = None,
                  notify: NotifyFn | None = None, on_expiry: str | None = None,
-                 decide_requires_owner: bool | None = None, remember: Remember | None = None) -> None:
+                 decide_requires_owner: bool | None = None, remember: Remember | None = None,
+                 on_feedback: NotifyFn | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
@@ -89,6 +92,7 @@ class Chat:
         _option(self.state, "on_expiry", on_expiry)
         _option(self.state, "decide_requires_owner", decide_requires_owner)
         _option(self.state, "remember", remember)
+        _option(self.state, "on_feedback_fn", on_feedback)
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
                                 **{config.get_full_name(): render for config, render in self.interrupts}}

@@ -97,31 +97,73 @@ def _tool_call(call: Any, on_gap: Any, renderers: ToolRenderers | None, notes: A
     return rx.match(call.name, *cases, tool_call_card(call, on_gap, notes))
 
 
+def _pressed(value: Any) -> Any:
+    return rx.cond(value, "true", "false")
+
+
+def _actions(state: Any, row: Any, role: str) -> rx.Component:
+    """Copy on every message; thumbs up / down (toggles) and their optional comment on an answer."""
+    if state is None:
+        return rx.fragment()
+    copy = rx.icon_button(rx.icon("copy", size=14), size="1", variant="ghost", color_scheme="gray",
+                          high_contrast=True, on_click=state.copy_message(row.id),
+                          custom_attrs={"data-testid": "message-copy", "aria-label": "Copy", "title": "Copy"})
+    if role != "assistant":
+        return rx.hstack(copy, class_name="ic-message-actions")
+    rating = state.feedback[row.id]
+    rated = state.feedback.contains(row.id)
+
+    def thumb(icon: str, value: str, label: str) -> rx.Component:
+        return rx.icon_button(rx.icon(icon, size=14), size="1", variant=rx.cond(rating == value, "soft", "ghost"),
+                              color_scheme="gray", high_contrast=True, on_click=state.rate_message(row.id, value),
+                              custom_attrs={"data-testid": f"message-feedback-{value}", "aria-label": label,
+                                            "title": label, "aria-pressed": _pressed(rated & (rating == value))})
+
+    comment = rx.form(
+        rx.el.input(type="hidden", name="message_id", value=row.id),
+        rx.el.input(name="comment", default_value=state.feedback_comments[row.id].to(str), max_length=2000,
+                    placeholder="Add a comment (optional)", class_name="ic-input ic-feedback-comment",
+                    custom_attrs={"aria-label": "Comment on this answer", "data-testid": "message-feedback-comment"},
+                    key=row.id.to(str) + rating.to(str)),
+        rx.button("Send", type="submit", size="1", variant="soft",
+                  custom_attrs={"data-testid": "message-feedback-comment-save"}),
+        on_submit=state.comment_message, reset_on_submit=False, class_name="ic-feedback-form",
+    )
+    return rx.cond(
+        row.streaming, rx.fragment(),
+        rx.vstack(rx.hstack(copy, thumb("thumbs_up", "up", "Good answer"), thumb("thumbs_down", "down", "Bad answer"),
+                            spacing="1", class_name="ic-message-actions"),
+                  rx.cond(rated, comment), spacing="1"),
+    )
+
+
 def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any, renderers: ToolRenderers | None = None,
-            notes: Any = None) -> rx.Component:
+            notes: Any = None, state: Any = None) -> rx.Component:
     return rx.box(
         body,
         rx.foreach(row.tool_calls, lambda call: _tool_call(call, on_gap, renderers, notes)),
+        _actions(state, row, role),
         class_name=f"ic-message ic-{role}",
         custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row.id},
     )
 
 
 def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = None,
-                notes: Any = None) -> rx.Component:
+                notes: Any = None, state: Any = None) -> rx.Component:
     """Draw one row by role. Agent strings are text or sanitized markdown only (S24).
 
     An answer, reasoning and tool-call arguments stream in as new characters only
     (:mod:`interrupt_chat.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
     ``renderers`` draw the calls of the tools they name (the row's ``input`` / ``output``).
     ``notes``: the chat's ``policy_notes``, drawn in the tool calls they are about.
+    ``state``: the chat's state, for copy and feedback on the message (none without it).
     """
     return rx.match(
         row.role,
-        ("user", _bubble(row, rx.text(row.content, class_name="ic-user-text"), "user", on_gap)),
+        ("user", _bubble(row, rx.text(row.content, class_name="ic-user-text"), "user", on_gap, state=state)),
         ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool", on_gap)),
         ("reasoning", rx.box(stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
                              class_name="ic-reasoning", custom_attrs={"data-testid": "reasoning"})),
         _bubble(row, stream_text(row, row.content, on_gap, markdown=True, class_name="ic-markdown"), "assistant",
-                on_gap, renderers, notes),
+                on_gap, renderers, notes, state),
     )

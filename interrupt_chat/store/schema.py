@@ -9,6 +9,7 @@
 - ``interrupt_chat_outbox``: notifications to deliver (at least once), claimed row by row.
 - ``interrupt_chat_secrets``: secrets the app did not configure, generated once (the link secret).
 - ``interrupt_chat_link_uses``: decision links already used (each works once).
+- ``interrupt_chat_feedback``: thumbs up / down on assistant messages, one per owner and message.
 - ``interrupt_chat_policies``: the owners' rules ("always allow", …), kept after a revoke for the audit export.
 """
 
@@ -16,8 +17,8 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
 
-__all__ = ["decisions_table", "link_uses_table", "messages_table", "metadata", "outbox_table", "policies_table",
-           "schema_version_table", "secrets_table", "threads_table", "tombstones_table"]
+__all__ = ["decisions_table", "feedback_table", "link_uses_table", "messages_table", "metadata", "outbox_table",
+           "policies_table", "schema_version_table", "secrets_table", "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 
@@ -120,4 +121,15 @@ policies_table = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("revoked_at", DateTime(timezone=True)),  # NULL while the rule holds
     Index("interrupt_chat_policies_owner", "owner", "revoked_at"),
+)
+
+feedback_table = Table(
+    "interrupt_chat_feedback", metadata,
+    Column("owner", String, primary_key=True),
+    Column("message_id", String, primary_key=True),
+    Column("thread_id", String, nullable=False),
+    Column("rating", String(8), nullable=False),  # up | down
+    Column("comment", Text, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("interrupt_chat_feedback_owner_thread", "owner", "thread_id"),
 )
