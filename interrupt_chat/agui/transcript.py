@@ -13,24 +13,19 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Iterable
+from typing import Any
 
-import jsonpatch
 from ag_ui.core import (
     ActivityDeltaEvent,
     ActivityMessage,
     ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
-    DeveloperMessage,
     EventType,
-    FunctionCall,
     Message,
     MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
-    ReasoningMessage,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
@@ -41,105 +36,28 @@ from ag_ui.core import (
     StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
-    SystemMessage,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
-    ToolCall,
     ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
     ToolMessage,
-    UserMessage,
 )
 
 from .errors import ProtocolViolation
-from .sanitize import MAX_DEPTH, parse_json, short_text, too_deep
+from .json_patch import UNCHANGED, patched
+from .message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
+from .sanitize import short_text
+from .snapshot_merge import merge
+from .wire_messages import build_message, cacheable, text_of, wire_key
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
 log = logging.getLogger(__name__)
 
 _E = EventType
-ToolCallStatus = Literal["streaming", "running", "awaiting_approval", "complete", "failed"]
-RunStatus = Literal["idle", "running", "finished", "cancelled", "error"]
-
-
-@dataclass
-class ToolCallView:
-    """A tool call on an assistant message; ``args`` is parsed once the call is complete.
-
-    Read it freely; change it only through :class:`Transcript` (its owner caches the wire message
-    built from it and must hear of every change).
-    """
-
-    id: str
-    name: str
-    parent_message_id: str
-    args_parts: list[str] = field(default_factory=list)
-    ended: bool = False
-    failed: bool = False
-    result: str | None = None
-    encrypted_value: str | None = None
-    awaiting: bool = False
-    rejected: bool = False  # the person denied (or cancelled) its approval
-
-    @property
-    def args_text(self) -> str:
-        """The arguments as streamed so far: raw JSON text, possibly incomplete."""
-        if len(self.args_parts) > 1:
-            self.args_parts[:] = ["".join(self.args_parts)]
-        return self.args_parts[0] if self.args_parts else ""
-
-    @property
-    def args(self) -> Any:
-        """The arguments as JSON, or None while streaming or when they do not parse."""
-        if not self.ended:
-            return None
-        try:
-            return parse_json(self.args_text or "{}")  # bounded depth, no lone surrogates
-        except ValueError:
-            return None
-
-    @property
-    def status(self) -> ToolCallStatus:
-        """Where the call stands: a result wins, then failure, then a pending approval."""
-        if self.result is not None:
-            return "complete"
-        if self.failed:
-            return "failed"
-        if self.awaiting:
-            return "awaiting_approval"
-        return "running" if self.ended else "streaming"
-
-
-@dataclass
-class MessageView:
-    """One transcript message. ``role`` follows AG-UI (user, assistant, tool, system, …).
-
-    Read it freely; change it only through :class:`Transcript` (see :class:`ToolCallView`).
-    """
-
-    id: str
-    role: str
-    parts: list[str] = field(default_factory=list)
-    name: str | None = None
-    tool_call_ids: list[str] = field(default_factory=list)
-    tool_call_id: str | None = None  # tool messages: the call they answer
-    error: str | None = None
-    encrypted_value: str | None = None
-    activity_type: str | None = None
-    activity_content: dict[str, Any] | None = None
-    streaming: bool = False
-    raw_content: Any = None  # non-text content (multimodal parts), kept whole for sending back
-
-    @property
-    def content(self) -> str:
-        """The text so far (the streamed deltas joined)."""
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
 
 
 class Transcript:
@@ -402,7 +320,7 @@ class Transcript:
 
     def _tool_call_result(self, event: ToolCallResultEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
-        content = _text_of(event.content)
+        content = text_of(event.content)
         if call is not None:
             call.result, call.awaiting, call.failed, call.ended = content, False, False, True
             self._touch(call.parent_message_id)
@@ -462,8 +380,8 @@ class Transcript:
         self.state = event.snapshot
 
     def _state_delta(self, event: StateDeltaEvent) -> None:
-        state = _patched(self.state, event.delta, "STATE_DELTA")
-        if state is not _UNCHANGED:
+        state = patched(self.state, event.delta, "STATE_DELTA")
+        if state is not UNCHANGED:
             self.state = state
 
     def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
@@ -478,8 +396,8 @@ class Transcript:
         if message is None or message.activity_content is None:
             log.warning("ACTIVITY_DELTA for unknown activity %s ignored", event.message_id)
             return
-        content = _patched(message.activity_content, event.patch, "ACTIVITY_DELTA")
-        if content is not _UNCHANGED:
+        content = patched(message.activity_content, event.patch, "ACTIVITY_DELTA")
+        if content is not UNCHANGED:
             message.activity_content = content
             self._touch(message.id)
 
@@ -497,28 +415,7 @@ class Transcript:
             by_id[view.id] = view
         if len(by_id) < len(event.messages):
             log.warning("MESSAGES_SNAPSHOT repeats message ids; keeping the last version of each")
-        incoming = list(by_id.values())
-        roles = {view.role for view in incoming}
-        known = {m.id for m in self.messages} & by_id.keys()
-        leading: list[MessageView] = []  # new messages before the first known one: appended
-        following: dict[str, list[MessageView]] = {}  # known id -> the new messages right after it
-        previous: str | None = None
-        for view in incoming:
-            if view.id in known:
-                previous = view.id
-            else:
-                (following.setdefault(previous, []) if previous is not None else leading).append(view)
-        merged: list[MessageView] = []
-        carried: Sequence[MessageView] = ()  # the new messages after the last known one, placed before the next
-        for message in self.messages:
-            if message.id in by_id:
-                merged.extend(carried)
-                merged.append(by_id.pop(message.id))
-                carried = following.get(message.id, ())
-            elif message.role in ("activity", "reasoning") and message.role not in roles:
-                merged.append(message)  # client-only messages the snapshot does not speak for (they stay put)
-        merged.extend(carried)
-        merged.extend(leading)
+        merged = merge(self.messages, list(by_id.values()))
         history_ids = {m.id for m in self.messages[:self.tail_start]}
         self._replace_messages(merged)
         # the tail starts at the first message that was not history: this run's, or new in the snapshot
@@ -542,7 +439,7 @@ class Transcript:
     def _view_from_message(self, message: Message) -> MessageView:
         role = message.role
         content = getattr(message, "content", None)
-        view = MessageView(id=message.id, role=role, parts=[_text_of(content)] if content else [],
+        view = MessageView(id=message.id, role=role, parts=[text_of(content)] if content else [],
                            name=getattr(message, "name", None),
                            encrypted_value=getattr(message, "encrypted_value", None))
         if content is not None and not isinstance(content, str) and role != "activity":
@@ -599,88 +496,13 @@ class Transcript:
         return message
 
     def _cacheable(self, view: MessageView) -> bool:
-        """A change to one of its tool calls reaches it (touches name the call's parent): it owns them all."""
-        ids, calls = view.tool_call_ids, self.tool_calls
-        return not ids or all(i in calls and calls[i].parent_message_id == view.id for i in ids)
+        return cacheable(view, self.tool_calls)
 
     def _wire_key(self, view: MessageView) -> tuple[Any, ...]:
-        """Everything :meth:`_build_message` reads, besides the id: equal keys build equal models."""
-        ids, calls = view.tool_call_ids, self.tool_calls
-        tool_calls = tuple((c.id, c.name, c.args_text, c.encrypted_value)
-                           for c in (calls[i] for i in ids if i in calls)) if ids else ()
-        return (view.role, view.content, view.raw_content, view.name, view.encrypted_value, view.tool_call_id,
-                view.error, tool_calls)
+        return wire_key(view, self.tool_calls)
 
     def _build_message(self, view: MessageView) -> Message | None:
-        role = view.role
-        content = view.raw_content if view.raw_content is not None else view.content
-        if role == "user":
-            return UserMessage(id=view.id, content=content, name=view.name, encrypted_value=view.encrypted_value)
-        if role == "assistant":
-            calls = [self.tool_calls[i] for i in view.tool_call_ids if i in self.tool_calls]
-            if not view.content and not calls:
-                return None
-            return AssistantMessage(
-                id=view.id, content=view.content or None, name=view.name, encrypted_value=view.encrypted_value,
-                tool_calls=[ToolCall(id=c.id, type="function", encrypted_value=c.encrypted_value,
-                                     function=FunctionCall(name=c.name, arguments=c.args_text or "{}"))
-                            for c in calls] or None)
-        if role == "tool":
-            return ToolMessage(id=view.id, content=content, tool_call_id=view.tool_call_id or "",
-                               error=view.error, encrypted_value=view.encrypted_value)
-        if role == "reasoning":
-            return ReasoningMessage(id=view.id, content=view.content, encrypted_value=view.encrypted_value)
-        if role == "system":
-            return SystemMessage(id=view.id, content=view.content, name=view.name)
-        if role == "developer":
-            return DeveloperMessage(id=view.id, content=view.content, name=view.name)
-        return None  # activity messages are UI-only
-
-
-def _text_of(content: Any) -> str:
-    """Text of a message content: a string, or the text parts of a multimodal list."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [getattr(part, "text", None) or (part.get("text") if isinstance(part, dict) else None)
-                 for part in content]
-        return "".join(t for t in texts if t)
-    return json.dumps(content, default=str)
-
-
-_UNCHANGED = object()
-MAX_DOCUMENT_CHARS = 16_000_000  # agent state or activity content grown by JSON Patch "copy" operations
-
-
-def _patched(document: Any, ops: Any, kind: str) -> Any:
-    """``document`` with a JSON Patch applied, all or nothing; ``_UNCHANGED`` when it does not apply.
-
-    ``jsonpatch`` works on a copy (one deep copy), so a failing operation leaves ``document`` as it was.
-    The result may not nest deeper than ``MAX_DEPTH`` (a hostile series of patches could grow it).
-    """
-    plain = _plain(ops)
-    try:
-        result = jsonpatch.apply_patch(document, plain)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, ValueError,
-            RecursionError) as exc:
-        log.warning("%s did not apply (%s); keeping the previous value", kind, short_text(exc))
-        return _UNCHANGED
-    if too_deep(result):
-        log.warning("%s would nest deeper than %d levels; keeping the previous value", kind, MAX_DEPTH)
-        return _UNCHANGED
-    # "copy" grows a document without the bytes arriving: a few ops could double it again and again
-    if any(isinstance(op, dict) and op.get("op") == "copy" for op in plain) \
-            and len(json.dumps(result, default=str)) > MAX_DOCUMENT_CHARS:
-        log.warning("%s would grow past %d characters; keeping the previous value", kind, MAX_DOCUMENT_CHARS)
-        return _UNCHANGED
-    return result
-
-
-def _plain(ops: Any) -> list[dict[str, Any]]:
-    """RFC 6902 operations as plain dicts (the event may carry pydantic models)."""
-    return [op.model_dump(by_alias=True, exclude_none=False) if hasattr(op, "model_dump") else op for op in ops]
+        return build_message(view, self.tool_calls)
 
 
 # Each handler takes the event class of its type (AG-UI's union is discriminated by ``type``).
