@@ -39,6 +39,7 @@ def test_feedback_toggles_takes_a_comment_and_survives_a_reload(chat: Chat):
     answer.get_by_test_id("message-feedback-comment").fill("Clear, thanks")
     answer.get_by_test_id("message-feedback-comment-save").click()
     chat.page.wait_for_timeout(300)
+    chat.shot_content("message-actions")  # the README's
     chat.page.reload()
     answer = chat.messages("assistant").last
     expect(answer.get_by_test_id("message-feedback-up")).to_have_attribute("aria-pressed", "true", timeout=20_000)
