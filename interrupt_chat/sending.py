@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,9 @@ async def send(chat: ChatState, text: str) -> None:
                 await driver.publish(chat, chat._session(), full=True)
                 return
             session = chat._session()
+            if fresh.busy and not session.running and chat.status != "running":
+                fresh = await _saved(chat, fresh)  # this tab's own run just ended: its end is being saved
+                session = chat._session()  # the refresh may have brought a newer copy
             chat.notice = ("Wait for the current answer, or stop it." if fresh.busy or session.running
                            or chat.status == "running"
                            else "Answer or cancel the agent's request first."
@@ -64,6 +68,22 @@ async def send(chat: ChatState, text: str) -> None:
             return
         await driver.publish(chat, session, full=True, starting=True)
     await driver.drive(chat, chat.__class__, session, events)
+
+
+SAVE_WAIT = 1.0  # seconds a send waits for the end of this tab's own last run to be saved
+
+
+async def _saved(chat: ChatState, fresh: persistence.Fresh) -> persistence.Fresh:
+    """Inside the lock: the head again until the run that just ended here is saved (at most ``SAVE_WAIT``).
+
+    A run's end is shown before it is saved (the save is after the lock): a message sent in between,
+    right after Stop, would otherwise be refused as if another tab were running.
+    """
+    deadline = asyncio.get_running_loop().time() + SAVE_WAIT
+    while fresh.busy and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+        fresh = await persistence.refresh(chat, chat.thread_id)
+    return fresh
 
 
 async def _set_headers(chat: ChatState, session: AgentSession) -> bool:
