@@ -23,7 +23,7 @@ from reflex_base.event.context import EventContext
 from . import answers, expiry, links, live, notifier, persistence, routing, rule_answers, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
-from .views import message_rows, people_error, thread_rows, tool_rows, waiting_count
+from .views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 
 if TYPE_CHECKING:
     from .state import ChatState
@@ -81,6 +81,9 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     _assign(chat, "tool_waits", waits)  # S27: calls waiting for a person lock the composer too
     _assign(chat, "agent_state", transcript.state if isinstance(transcript.state, dict) else {})
     _assign(chat, "locked", pending is not None or bool(waits))
+    if full or history or status != "running":
+        _assign(chat, "branch_nav", branch_nav(session))
+        _assign(chat, "regenerate_id", regenerable(session))
     if full or status != "running":
         keep(chat, session)
     sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it

@@ -27,6 +27,7 @@ from reflex.utils.format import to_snake_case
 from . import notifier, runs, sync
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
+from .store.branches import BranchWrite
 from .store.moves import move_owner
 from .store.outage import Outage
 from .threads_db import (
@@ -387,23 +388,30 @@ class Commit(enum.Enum):
     LOCAL = "local"  # no database (or it failed, with a notice): the copy in memory is all there is
 
 
-async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = False) -> Commit:
+async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = False,
+                 branches: BranchWrite | None = None) -> Commit:
     """Write this copy of a thread if the database still holds the revision it was read at (inside the lock).
 
     The claim that makes every action happen once: of two tabs (or workers) that read the same
     revision and act on it, one writes and the other gets :attr:`Commit.LOST`. ``in_flight``: a run
     is about to start; the winner registers it at once (a claim younger than
     :data:`CLAIM_GRACE_SECONDS` counts as driven meanwhile, so nobody reads it as orphaned).
+    ``branches``: hidden versions stored and dropped in the same write (without a database: in memory).
     """
     db = database()
     if db is None or not chat._owner_key:
+        if branches is not None:
+            session.branches.keep_local(branches.put, branches.drop)
         return Commit.LOCAL
     try:
-        await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight)
+        await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
+                      branches=branches)
     except ThreadConflict as exc:
         return Commit.DELETED if isinstance(exc, ThreadDeleted) else Commit.LOST
     except ThreadDBError as exc:
         unavailable(chat, exc)
+        if branches is not None:
+            session.branches.keep_local(branches.put, branches.drop)
         return Commit.LOCAL
     if in_flight:
         await runs.add(run_key(chat, session.thread_id), session)
@@ -528,11 +536,13 @@ async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return []
+    session = chat._sessions.get(chat.thread_id)
+    hidden = session.branches.hidden_runs() if session is not None else set()  # another version's entries
     return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "", "by": r.by,
              "at": r.at.strftime("%Y-%m-%d %H:%M:%S"),
              "payload": short_text(json.dumps(r.payload, ensure_ascii=False), 160) if r.payload is not None else "",
              **policy_detail(r.detail)}
-            for r in records]
+            for r in records if not (hidden and r.run_id in hidden)]
 
 
 def policy_detail(detail: Any) -> dict[str, str]:

@@ -16,6 +16,7 @@ import reflex as rx
 
 from . import answers, driver, live, orphans, persistence, routing, rule_answers, sending
 from .agui import AgentClient, AgentSession, new_id
+from .branching import BranchHandlers
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .feedback import FeedbackHandlers
@@ -98,12 +99,9 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers, ToolHandlers,
-                orphans.RunWatchHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
-    """The conversation of one ``chat()``: messages, run status, threads.
-
-    ``chat()`` makes one concrete subclass per configuration of the chat (see :mod:`.registry`).
-    """
+class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers, BranchHandlers,
+                ToolHandlers, orphans.RunWatchHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
+    """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""
 
     messages: list[MessageRow] = []  # the history: every turn before the current one
     status: str = "idle"  # idle | running | interrupted | error

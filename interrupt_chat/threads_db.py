@@ -61,6 +61,7 @@ from .agui.records import (
 from .agui.session import AgentSession
 from .agui.transcript import MessageView
 from .agui.transport import AgentClient
+from .store import branches as store_branches
 from .store import feedback as store_feedback
 from .store import policies as store_policies
 from .store.feedback import Feedback
@@ -341,7 +342,7 @@ class ThreadDB:
     # -- threads -------------------------------------------------------------------------------
 
     def save(self, owner: str, session: AgentSession, *, title: str | None = None, revision: int | None = None,
-             in_flight: bool = False) -> SaveResult:
+             in_flight: bool = False, branches: store_branches.BranchWrite | None = None) -> SaveResult:
         """Write ``session`` as ``owner``'s thread: its row, and only the messages that changed.
 
         The messages are compared, by digest, with what this ThreadDB last saved for the thread
@@ -359,6 +360,8 @@ class ThreadDB:
                 revision exactly one wins. None: last writer wins (retried on a race; for tools).
             in_flight: a run is claimed on the thread (:meth:`head` and :meth:`read` say so
                 until a save without it).
+            branches: hidden versions to store and drop in the same transaction (an edit, a
+                regenerated answer, a switch of versions: :mod:`interrupt_chat.agui.branches`).
 
         Returns:
             The message rows inserted, updated and deleted, and the thread's new revision (the
@@ -380,6 +383,8 @@ class ThreadDB:
                 with self._lock:  # the write and what we remember of it change together
                     with self._transaction("save the thread", write=True) as conn:
                         result = self._save(conn, owner, session, record, scanned, title, known, revision)
+                        if branches is not None:
+                            store_branches.write(conn, owner, session.thread_id, branches, self._stamp())
                     known.stored, known.digests = known.next, [digest for _, digest in scanned]
                     self._damaged.discard(key)
                 session.revision = result.revision
@@ -536,8 +541,8 @@ class ThreadDB:
 
         Args:
             owner: whose threads.
-            search: keep the threads whose title or a user/assistant message contains this text
-                (case-insensitive; ``%`` and ``_`` are plain characters). None or blank: all.
+            search: keep the threads whose title or a user/assistant message contains this text,
+                in any branch (case-insensitive; ``%`` and ``_`` are plain characters). None or blank: all.
 
         Raises:
             ThreadDBError: the database failed.
@@ -549,7 +554,8 @@ class ThreadDB:
         if needle:
             in_messages = exists().where((m.c.owner == t.c.owner) & (m.c.thread_id == t.c.thread_id)
                                          & m.c.text.icontains(needle, autoescape=True))
-            query = query.where(or_(t.c.title.icontains(needle, autoescape=True), in_messages))
+            query = query.where(or_(t.c.title.icontains(needle, autoescape=True), in_messages,
+                                    store_branches.matches(t.c.owner, t.c.thread_id, needle)))
         query = query.order_by(t.c.updated_at.desc(), t.c.thread_id)
         with self._transaction("list the threads") as conn:
             rows = conn.execute(query).all()
@@ -591,6 +597,7 @@ class ThreadDB:
         t, m = threads_table, messages_table
         with self._transaction("delete the thread", write=True) as conn:
             conn.execute(m.delete().where((m.c.owner == owner) & (m.c.thread_id == thread_id)))
+            store_branches.drop_thread(conn, owner, thread_id)
             found = conn.execute(t.delete().where((t.c.owner == owner) & (t.c.thread_id == thread_id))).rowcount == 1
             if not _tombstoned(conn, {"w_owner": owner, "w_thread": thread_id}):  # a late save never resurrects it
                 conn.execute(tombstones_table.insert().values(owner=owner, thread_id=thread_id,

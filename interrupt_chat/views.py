@@ -28,8 +28,10 @@ __all__ = [
     "MessageRow",
     "ToolCallRow",
     "ToolWaitRow",
+    "branch_nav",
     "message_rows",
     "people_error",
+    "regenerable",
     "thread_rows",
     "tool_rows",
     "waiting_count",
@@ -37,6 +39,25 @@ __all__ = [
 ]
 
 DRAWN_ROLES = ("user", "assistant", "tool", "reasoning")
+
+
+def branch_nav(session: AgentSession) -> dict[str, str]:
+    """Message id -> "shown/count" for the shown path's messages that have other versions (``branch-nav``)."""
+    if not session.branches.forks:
+        return {}
+    found = session.branches.nav([m.id for m in session.transcript.messages])
+    return {message_id: f"{k}/{n}" for message_id, (k, n) in found.items()}
+
+
+def regenerable(session: AgentSession) -> str:
+    """The id of the answer ``message-regenerate`` sits on: the last assistant message, after a user message."""
+    answer = ""
+    for message in reversed(session.transcript.messages):  # the last turn only
+        if message.role == "user":
+            return answer
+        if message.role == "assistant" and not answer:
+            answer = message.id
+    return ""
 TITLE_CHARS = 40
 
 

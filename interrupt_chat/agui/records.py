@@ -44,6 +44,7 @@ from typing import Any
 from ag_ui.core import Message, MessagesSnapshotEvent
 from pydantic import TypeAdapter, ValidationError
 
+from .branches import BranchError, Branches
 from .frontend_tools import ToolWait
 from .session import AgentSession
 from .transcript import MessageView, ToolCallView, Transcript
@@ -58,7 +59,8 @@ RECORD_VERSION = 1
 
 _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 _KNOWN_KEYS = frozenset({"version", "threadId", "messages", "toolCalls", "state", "pending", "answers", "sealed",
-                         "trackerError", "status", "statusError", "lastRunId", "error", "toolWaits"})
+                         "trackerError", "status", "statusError", "lastRunId", "error", "toolWaits", "branches",
+                         "runs"})
 _RESTORABLE_STATUS = frozenset({"idle", "finished", "cancelled", "error"})
 
 
@@ -168,6 +170,8 @@ def session_record(session: AgentSession, *, messages: bool = True) -> dict[str,
         "error": session.error,
         "toolWaits": [{"toolCallId": w.tool_call_id, "name": w.name, "args": w.args, "cancellable": w.cancellable,
                        "handled": w.handled} for w in session.tool_waits],
+        **({"branches": session.branches.to_json()} if session.branches.forks else {}),
+        **({"runs": [list(r) for r in session.runs]} if session.runs else {}),
     }
 
 
@@ -279,6 +283,7 @@ def session_from_record(record: Any, client: AgentClient | None = None, *,
         raise RecordError(f"thread {thread_id:.80}: the pending set does not validate: {_first_error(exc)}") from None
     except ValueError as exc:
         raise RecordError(f"thread {thread_id:.80}: {exc}") from None
+    _restore_branches(session, data)
     session.last_run_id = _opt_str(data.get("lastRunId"))
     session.error = _opt_str(data.get("error"))
     status = data.get("status")
@@ -290,6 +295,17 @@ def session_from_record(record: Any, client: AgentClient | None = None, *,
     awaited = _awaited(pending.interrupts) if pending else set()
     transcript.set_awaiting(awaited | {w.tool_call_id for w in session.tool_waits})
     return session
+
+
+def _restore_branches(session: AgentSession, data: dict[str, Any]) -> None:
+    """The forks' index and the shown path's runs (agui/branches.py); absent in records without branches."""
+    try:
+        session.branches = Branches.from_json(data.get("branches"))
+    except BranchError as exc:
+        raise RecordError(f"thread {session.thread_id:.80}: {exc}") from None
+    runs = data.get("runs")
+    session.runs = [[str(r[0]), r[1]] for r in runs if isinstance(r, list) and len(r) == 2 and isinstance(r[1], int)
+                    ] if isinstance(runs, list) else []
 
 
 def _tool_waits(thread_id: str, raw: Any, transcript: Transcript) -> list[ToolWait]:

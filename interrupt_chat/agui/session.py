@@ -17,6 +17,7 @@ from typing import Any
 
 from ag_ui.core import PROTOCOL_VERSION, BaseEvent, Context, EventType, RunAgentInput, ToolCallResultEvent
 
+from .branches import Branches
 from .chunks import ChunkExpander
 from .coalesce import coalesce
 from .errors import (
@@ -76,6 +77,11 @@ class AgentSession:
         self.error: str | None = None
         self.last_run_id: str | None = None
         self.revision = 0  # the thread store's revision this copy was read at or last written as (0: never stored)
+        self.branches = Branches()  # the thread's forks (edits, regenerated answers): agui/branches.py
+        # [run id, position of the first message it could add]: the shown path's runs that raised a set
+        # (audit entries name them; a branch's runs are hidden with it)
+        self.runs: list[list[Any]] = []
+        self._run_start = 0
         self._automatic_runs = 0
         self._run: AgentRun | None = None
         self._claimed = False  # send()/submit() returned a run that has not started streaming yet
@@ -97,10 +103,11 @@ class AgentSession:
         """Restore from :meth:`__getstate__`, also a pickle from before frontend tools."""
         self.__dict__.update(state)
         for name, empty in (("tools", FrontendTools), ("tool_waits", list), ("context", list),
-                            ("forwarded_props", dict)):
+                            ("forwarded_props", dict), ("branches", Branches), ("runs", list)):
             self.__dict__.setdefault(name, empty())
         self.__dict__.setdefault("_automatic_runs", 0)
         self.__dict__.setdefault("revision", 0)
+        self.__dict__.setdefault("_run_start", 0)
 
     # -- building inputs -------------------------------------------------------------------------
 
@@ -139,6 +146,17 @@ class AgentSession:
         self._automatic_runs = 0
         self.transcript.mark_tail()
         self.transcript.add_user_message(message_id or new_id("msg"), text)
+        return self.stream(self.build_input())
+
+    def rerun(self) -> AsyncGenerator[BaseEvent, None]:
+        """Run the agent again on the history as it stands (regenerate: the last answer was branched off).
+
+        Raises:
+            RunInFlight: a run is already in flight on this thread.
+        """
+        self._claim()
+        self._automatic_runs = 0
+        self.transcript.mark_tail()
         return self.stream(self.build_input())
 
     def submit(self, decision: Decision) -> AsyncGenerator[BaseEvent, None]:
@@ -277,6 +295,7 @@ class AgentSession:
         self._claimed = False
         self.error = None
         self.last_run_id = run_input.run_id
+        self._run_start = len(self.transcript.messages)
         self.transcript.status, self.transcript.error = "running", None
         client = self.client or AgentClient("")  # restored from a pickle without a client: a clear error
         run = self._run = client.run(run_input)
@@ -353,6 +372,8 @@ class AgentSession:
 
     def _after_run(self) -> None:
         pending = self.tracker.pending
+        if pending is not None and pending.run_id and not any(r[0] == pending.run_id for r in self.runs[-3:]):
+            self.runs.append([pending.run_id, self._run_start])
         if self.error is None and self.transcript.status == "error":
             self.error = self.transcript.error
         self._collect_waits()

@@ -9,7 +9,7 @@ import reflex as rx
 
 from .stream_text import stream_text
 
-__all__ = ["ToolRenderers", "message_row", "policy_note", "safe_markdown", "tool_call_card"]
+__all__ = ["ToolRenderers", "branch_nav", "message_row", "policy_note", "safe_markdown", "tool_call_card"]
 
 _STATUS_COLOR = {
     "streaming": "gray",
@@ -101,15 +101,72 @@ def _pressed(value: Any) -> Any:
     return rx.cond(value, "true", "false")
 
 
+def _action(icon: str, label: str, testid: str, on_click: Any) -> rx.Component:
+    return rx.icon_button(rx.icon(icon, size=14), size="1", variant="ghost", color_scheme="gray", high_contrast=True,
+                          on_click=on_click, custom_attrs={"data-testid": testid, "aria-label": label, "title": label})
+
+
+def _idle(state: Any) -> Any:
+    """No run and no request open: edit and regenerate are offered."""
+    return (state.status == "idle") | (state.status == "error")
+
+
+def branch_nav(state: Any, row: Any) -> rx.Component:
+    """``branch-nav``: which version of this message is shown, of how many, and the way to the others."""
+    shown = state.branch_nav[row.id].to(str)
+    parts = shown.split("/")
+    return rx.cond(
+        state.branch_nav.contains(row.id),
+        rx.hstack(
+            rx.icon_button(rx.icon("chevron_left", size=14), size="1", variant="ghost", color_scheme="gray",
+                           high_contrast=True, disabled=parts[0] == "1", on_click=state.previous_branch(row.id),
+                           custom_attrs={"data-testid": "branch-prev", "aria-label": "Previous version"}),
+            rx.text(shown, size="1", class_name="ic-branch-count"),
+            rx.icon_button(rx.icon("chevron_right", size=14), size="1", variant="ghost", color_scheme="gray",
+                           high_contrast=True, disabled=parts[0] == parts[1], on_click=state.next_branch(row.id),
+                           custom_attrs={"data-testid": "branch-next", "aria-label": "Next version"}),
+            spacing="1", align="center", class_name="ic-branch-nav",
+            custom_attrs={"data-testid": "branch-nav", "data-branch": shown, "role": "group",
+                          "aria-label": "Versions of this message"},
+        ),
+    )
+
+
+def _edit_form(state: Any, row: Any) -> rx.Component:
+    return rx.form(
+        rx.el.input(type="hidden", name="message_id", value=row.id),
+        rx.text_area(name="text", default_value=row.content, rows="3", auto_focus=True, max_length=100_000,
+                     class_name="ic-edit-input", key=row.id,
+                     custom_attrs={"data-testid": "message-edit-input", "aria-label": "Edit your message"}),
+        rx.hstack(
+            rx.button("Send", type="submit", size="1", custom_attrs={"data-testid": "message-edit-save"}),
+            rx.button("Cancel", type="button", size="1", variant="soft", color_scheme="gray",
+                      on_click=state.cancel_edit, custom_attrs={"data-testid": "message-edit-cancel"}),
+            spacing="2", justify="end",
+        ),
+        on_submit=state.save_edit, reset_on_submit=False, class_name="ic-edit-form",
+    )
+
+
+def _user_body(state: Any, row: Any) -> rx.Component:
+    text = rx.text(row.content, class_name="ic-user-text")
+    if state is None:
+        return text
+    return rx.cond(state.editing_id == row.id, _edit_form(state, row), text)
+
+
 def _actions(state: Any, row: Any, role: str) -> rx.Component:
-    """Copy on every message; thumbs up / down (toggles) and their optional comment on an answer."""
+    """Copy on every message; edit on the person's; thumbs up / down (and a comment) and regenerate on an answer."""
     if state is None:
         return rx.fragment()
-    copy = rx.icon_button(rx.icon("copy", size=14), size="1", variant="ghost", color_scheme="gray",
-                          high_contrast=True, on_click=state.copy_message(row.id),
-                          custom_attrs={"data-testid": "message-copy", "aria-label": "Copy", "title": "Copy"})
+    copy = _action("copy", "Copy", "message-copy", state.copy_message(row.id))
     if role != "assistant":
-        return rx.hstack(copy, class_name="ic-message-actions")
+        edit = rx.cond(_idle(state) & (state.editing_id != row.id),
+                       _action("pencil", "Edit", "message-edit", state.start_edit(row.id)))
+        return rx.hstack(copy, edit, branch_nav(state, row), spacing="1", align="center",
+                         class_name="ic-message-actions")
+    regenerate = rx.cond(_idle(state) & (state.regenerate_id == row.id),
+                         _action("refresh_cw", "Regenerate", "message-regenerate", state.regenerate(row.id)))
     rating = state.feedback[row.id]
     rated = state.feedback.contains(row.id)
 
@@ -132,7 +189,8 @@ def _actions(state: Any, row: Any, role: str) -> rx.Component:
     return rx.cond(
         row.streaming, rx.fragment(),
         rx.vstack(rx.hstack(copy, thumb("thumbs_up", "up", "Good answer"), thumb("thumbs_down", "down", "Bad answer"),
-                            spacing="1", class_name="ic-message-actions"),
+                            regenerate, branch_nav(state, row), spacing="1", align="center",
+                            class_name="ic-message-actions"),
                   rx.cond(rated, comment), spacing="1"),
     )
 
@@ -160,7 +218,7 @@ def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = 
     """
     return rx.match(
         row.role,
-        ("user", _bubble(row, rx.text(row.content, class_name="ic-user-text"), "user", on_gap, state=state)),
+        ("user", _bubble(row, _user_body(state, row), "user", on_gap, state=state)),
         ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool", on_gap)),
         ("reasoning", rx.box(stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
                              class_name="ic-reasoning", custom_attrs={"data-testid": "reasoning"})),

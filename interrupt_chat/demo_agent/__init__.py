@@ -23,6 +23,7 @@ Scenario = first word of the last user message, lowercased, outer punctuation st
 ``long``           ~2000 deltas (about a minute) to try the stop button
 ``xss``            markdown carrying script/img/javascript: payloads
 ``tools``          a tool call that completes (TOOL_CALL_RESULT) without interrupt
+``history``        says how many messages it received, the user's texts in order, and the run's number
 =================  ===================================================================
 
 Resumes are checked strictly (codes ``UNKNOWN_INTERRUPT_ID``, ``DUPLICATE_INTERRUPT_ID``,

@@ -101,6 +101,19 @@ def _markdown_answer(user_text: str) -> str:
     )
 
 
+def history(ctx: RunContext) -> Iterator[BaseEvent]:
+    """What the agent received: the number of messages and the user's texts in order, and the run's number.
+
+    Shows which branch's history a run carries (edit, regenerate) and that a regenerated answer is a new one.
+    """
+    said = [escape_markdown(m.content if isinstance(m.content, str) else " ".join(
+        getattr(p, "text", "") for p in m.content)) for m in ctx.body.messages if isinstance(m, UserMessage)]
+    runs = len(ctx.store.records(ctx.body.thread_id))
+    yield from ctx.ev.text_message(f"I received {len(ctx.body.messages)} messages (run {runs} on this thread). "
+                                   f"You said: {' · '.join(f'“{t}”' for t in said)}")
+    yield ctx.ev.run_finished()
+
+
 def long(ctx: RunContext) -> Iterator[BaseEvent]:
     """A very long answer (``LONG_DELTAS`` deltas) to exercise the stop button."""
     sentence = "This is a very long answer streamed slowly so that you can stop it ."
@@ -220,6 +233,7 @@ SCENARIOS: dict[str, Scenario] = {
     "long": long,
     "xss": xss,
     "tools": tools,
+    "history": history,
     "steps": frontend.steps,
     "clock": frontend.clock,
     "confirm": frontend.confirm,

@@ -11,14 +11,16 @@
 - ``interrupt_chat_link_uses``: decision links already used (each works once).
 - ``interrupt_chat_feedback``: thumbs up / down on assistant messages, one per owner and message.
 - ``interrupt_chat_policies``: the owners' rules ("always allow", …), kept after a revoke for the audit export.
+- ``interrupt_chat_branches``: the hidden versions of edited messages and regenerated answers (agui/branches.py).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
 
-__all__ = ["decisions_table", "feedback_table", "link_uses_table", "messages_table", "metadata", "outbox_table",
-           "policies_table", "schema_version_table", "secrets_table", "threads_table", "tombstones_table"]
+__all__ = ["branches_table", "decisions_table", "feedback_table", "link_uses_table", "messages_table", "metadata",
+           "outbox_table", "policies_table", "schema_version_table", "secrets_table", "threads_table",
+           "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 
@@ -132,4 +134,15 @@ feedback_table = Table(
     Column("comment", Text, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
     Index("interrupt_chat_feedback_owner_thread", "owner", "thread_id"),
+)
+
+branches_table = Table(
+    "interrupt_chat_branches", metadata,
+    Column("owner", String, primary_key=True),
+    Column("thread_id", String, primary_key=True),
+    Column("branch_id", String(64), primary_key=True),
+    Column("parent_id", Text, nullable=False),  # the message before the fork ("" : the thread's start)
+    Column("record", JSON, nullable=False),  # the continuation: messages, pending set, answers, status, state
+    Column("text", Text, nullable=False),  # what search reads: its user and assistant messages
+    Column("hidden_at", DateTime(timezone=True), nullable=False),
 )

@@ -18,7 +18,8 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "InterruptState": ("resolve", "cancel", "remember_rule"),
     "ChatState": ("send_text", "stop", "new_thread", "switch_thread", "search_threads", "rename_thread",
                   "delete_thread", "set_agent_state", "inbox_resolve", "inbox_cancel", "inbox_remember",
-                  "revoke_policy", "rate_message", "copy_message"),
+                  "revoke_policy", "rate_message", "copy_message", "save_edit", "regenerate", "previous_branch",
+                  "next_branch"),
     "FrontendToolState": ("respond", "decline", "submit"),
 }
 
