@@ -13,6 +13,8 @@ The "model" is a scripted ``FunctionModel(stream_function=...)``; what it does d
 - tool results and no user text in the last request (a resumed run) → streams ``Tool said: <result>`` (several
   results joined by ``"; "``; a denial's result is pydantic-ai's own text, e.g. ``The tool call was denied.``);
 - user text whose first word is ``hello`` → streams a plain answer, no tool call, no interrupt;
+- a user message with files (AG-UI 1.0 image or document parts, which the adapter turns into ``BinaryContent``) →
+  streams ``I see <n> file(s): <media type>, <bytes> bytes; …`` without a tool call;
 - first word ``steps``, with the chat's frontend tool ``generate_task_steps`` in ``RunAgentInput.tools`` → calls it
   with three steps; its result (the steps the person kept) is answered ``Running <kept> of <all> steps: …``;
 - first word ``multi`` → calls ``delete_files`` and ``send_report`` in one response: two interrupts at once;
@@ -31,7 +33,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
-from pydantic_ai import Agent, DeferredToolRequests
+from pydantic_ai import Agent, BinaryContent, DeferredToolRequests
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
@@ -57,9 +59,15 @@ def _followup(results: list[ToolReturnPart]) -> str:
     return "Tool said: " + "; ".join(texts)
 
 
+def _files(request: ModelRequest) -> list[BinaryContent]:
+    """The files of the user's prompt, as the AG-UI adapter handed them to the model."""
+    return [item for p in request.parts if isinstance(p, UserPromptPart) and not isinstance(p.content, str)
+            for item in p.content if isinstance(item, BinaryContent)]
+
+
 def _user_text(request: ModelRequest) -> str:
     parts = [p.content for p in request.parts if isinstance(p, UserPromptPart)]
-    return " ".join(c if isinstance(c, str) else str(c) for c in parts)
+    return " ".join(c if isinstance(c, str) else " ".join(i for i in c if isinstance(i, str)) for c in parts)
 
 
 async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | dict]:
@@ -69,6 +77,10 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     results = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
     if results and not text:
         yield _followup(results)
+        return
+    files = _files(last) if isinstance(last, ModelRequest) else []
+    if files:
+        yield f"I see {len(files)} file(s): " + "; ".join(f"{f.media_type}, {len(f.data)} bytes" for f in files)
         return
     first = first_word(text)
     if first == "hello":

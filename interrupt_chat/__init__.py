@@ -20,14 +20,16 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.tool_wait import ToolCall
     from .endpoint import set_default_agent_url
     from .expiry import expiry_sweeper
+    from .files import Attachments
     from .state import ChatState, InterruptState
     from .tools import FrontendToolState
 
-__all__ = ["Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall", "approvals_inbox",
-           "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "policy_list", "set_default_agent_url",
-           "thread_list"]
+__all__ = ["Attachments", "Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
+           "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "policy_list",
+           "set_default_agent_url", "thread_list"]
 
 _LAZY = {
+    "Attachments": "interrupt_chat.files",
     "Chat": "interrupt_chat.components.declaration",
     "ChatState": "interrupt_chat.state",
     "InterruptState": "interrupt_chat.state",

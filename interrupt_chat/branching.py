@@ -115,11 +115,13 @@ def _edit(message_id: str, text: str) -> Plan:
             return None
         if not chat._client().url:
             return None
+        raw = session.transcript.messages[index].raw_content  # its files stay with the new version
+        files = [part for part in raw or [] if getattr(part, "source", None) is not None]
         record, tail = branch_off(session_record(session), session.branches, index)
         new = _rebuilt(chat, session, record)
         if not await _headers(chat, new):
             return None
-        return new, BranchWrite(put=[tail]), new.send(text)
+        return new, BranchWrite(put=[tail]), new.send(text, files=files)
     return plan
 
 

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from . import driver, persistence
+from . import attaching, driver, persistence
 from .agui import AgentSession
 from .endpoint import NO_AGENT_MESSAGE
 
@@ -31,7 +31,7 @@ async def send(chat: ChatState, text: str) -> None:
     ``CLAIM_ATTEMPTS`` times. Nothing typed is lost on a restart: the message is stored first.
     """
     text = str(text).strip()
-    if not text:
+    if not text and not chat.attachments:
         return
     async with chat:
         await driver.ready(chat, chat.__class__)
@@ -57,9 +57,10 @@ async def send(chat: ChatState, text: str) -> None:
                 return
             if not await _set_headers(chat, session):
                 return
-            events = session.send(text)
+            events = session.send(text, files=attaching.parts(chat))
             claim = await persistence.commit(chat, session, in_flight=True)
             if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
+                await attaching.sent(chat, session.thread_id)
                 break
             await events.aclose()  # never started: nothing left
             await persistence.reload(chat, session.thread_id)  # another tab moved it on: try on theirs

@@ -14,9 +14,8 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, driver, live, orphans, persistence, routing, rule_answers, sending
+from . import answers, attaching, branching, driver, live, orphans, persistence, routing, rule_answers, sending
 from .agui import AgentClient, AgentSession, new_id
-from .branching import BranchHandlers
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .feedback import FeedbackHandlers
@@ -99,8 +98,9 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers, BranchHandlers,
-                ToolHandlers, orphans.RunWatchHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
+class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers,
+                branching.BranchHandlers, attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers,
+                rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""
 
     messages: list[MessageRow] = []  # the history: every turn before the current one

@@ -63,6 +63,7 @@ from .agui.transcript import MessageView
 from .agui.transport import AgentClient
 from .store import branches as store_branches
 from .store import feedback as store_feedback
+from .store import files as store_files
 from .store import policies as store_policies
 from .store.feedback import Feedback
 from .store.masking import MASKED, mask_secrets
@@ -598,6 +599,7 @@ class ThreadDB:
         with self._transaction("delete the thread", write=True) as conn:
             conn.execute(m.delete().where((m.c.owner == owner) & (m.c.thread_id == thread_id)))
             store_branches.drop_thread(conn, owner, thread_id)
+            store_files.drop_thread(conn, owner, thread_id)
             found = conn.execute(t.delete().where((t.c.owner == owner) & (t.c.thread_id == thread_id))).rowcount == 1
             if not _tombstoned(conn, {"w_owner": owner, "w_thread": thread_id}):  # a late save never resurrects it
                 conn.execute(tombstones_table.insert().values(owner=owner, thread_id=thread_id,

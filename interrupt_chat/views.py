@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .agui import AgentSession, MessageView, Transcript
+from .agui.multimodal import attachments_of
 from .agui.sanitize import parse_json
 from .agui.transport import UNREACHABLE, UNREACHABLE_TIMEOUT
 from .cards import Card
+from .files import human_size
 from .streaming import args_key, text_key
 
 if TYPE_CHECKING:
@@ -23,11 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UNREACHABLE_MESSAGE",
+    "AttachmentRow",
     "InboxSet",
     "InboxToolRow",
     "MessageRow",
     "ToolCallRow",
     "ToolWaitRow",
+    "attachment_rows",
     "branch_nav",
     "message_rows",
     "people_error",
@@ -119,6 +123,17 @@ class InboxSet:
 
 
 @dataclass
+class AttachmentRow:
+    """A file of a sent message (or one ready to send): a thumbnail for images, name and size for the rest."""
+
+    file_id: str
+    name: str
+    mime: str
+    size: str  # for people: "12 KB"
+    thumb: str = ""  # a small data: URL of an image's thumbnail
+
+
+@dataclass
 class MessageRow:
     """A transcript message as the chat draws it (``rx.foreach`` over typed rows)."""
 
@@ -128,6 +143,13 @@ class MessageRow:
     tool_calls: list[ToolCallRow]
     streaming: bool
     stream: str = ""  # the text's stream key while it is frozen in the var (streaming.py)
+    attachments: list[AttachmentRow] = field(default_factory=list)  # a user message's files
+
+
+def attachment_rows(content: Any) -> list[AttachmentRow]:
+    """The drawn files of a message's multimodal content."""
+    return [AttachmentRow(a["file_id"], a["name"], a["mime"], human_size(a["size"]), a["thumb"])
+            for a in attachments_of(content)]
 
 
 @dataclass(frozen=True)
@@ -167,8 +189,9 @@ def _message_row(message: MessageView, transcript: Transcript, results: Mapping[
     content, stream = message.content, ""
     if cut is not None and (length := cut.lengths.get(key := text_key(cut.thread_id, message.id))) is not None:
         content, stream = content[:length], key
+    files = attachment_rows(message.raw_content) if message.role == "user" and message.raw_content else []
     return MessageRow(id=message.id, role=message.role, content=content, tool_calls=rows,
-                      streaming=message.streaming, stream=stream)
+                      streaming=message.streaming, stream=stream, attachments=files)
 
 
 def _tool_call_row(transcript: Transcript, call_id: str, result_id: str, cut: _Frozen | None) -> ToolCallRow | None:

@@ -11,11 +11,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from ag_ui.core import PROTOCOL_VERSION, BaseEvent, Context, EventType, RunAgentInput, ToolCallResultEvent
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    Context,
+    EventType,
+    InputContent,
+    RunAgentInput,
+    ToolCallResultEvent,
+)
 
 from .branches import Branches
 from .chunks import ChunkExpander
@@ -31,6 +39,7 @@ from .errors import (
 )
 from .frontend_tools import FrontendTool, FrontendTools, ToolWait, error_result, result_text
 from .interrupts import Decision, InterruptTracker, Pending
+from .multimodal import resolve, user_content
 from .sanitize import short_text
 from .transcript import Transcript
 from .transport import AgentClient, AgentRun
@@ -116,7 +125,8 @@ class AgentSession:
         """The next run's input: full history, last state, and the answers if any (S12, S13)."""
         return RunAgentInput(
             thread_id=self.thread_id, run_id=new_id("run"), parent_run_id=parent_run_id,
-            protocol_version=PROTOCOL_VERSION, state=self.transcript.state, messages=self.transcript.to_messages(),
+            protocol_version=PROTOCOL_VERSION, state=self.transcript.state,
+            messages=resolve(self.transcript.to_messages()),  # files: read from the store (multimodal.py)
             tools=self.tools.declared(), context=list(self.context),
             forwarded_props={**self.forwarded_props, **(forwarded_props or {})}, resume=resume)
 
@@ -136,8 +146,12 @@ class AgentSession:
             raise RunInFlight(f"a run is already in flight on thread {self.thread_id}")
         self._claimed = True
 
-    def send(self, text: str, *, message_id: str | None = None) -> AsyncGenerator[BaseEvent, None]:
+    def send(self, text: str, *, message_id: str | None = None,
+             files: Sequence[InputContent] = ()) -> AsyncGenerator[BaseEvent, None]:
         """Add a user message and run the agent on it (iterate the result to run it).
+
+        ``files``: its attachments, as parts (:func:`~.multimodal.file_part`): the message goes out as
+        multimodal content, the text first.
 
         Raises:
             RunInFlight: a run is already in flight on this thread (one run at a time).
@@ -145,7 +159,8 @@ class AgentSession:
         self._claim()
         self._automatic_runs = 0
         self.transcript.mark_tail()
-        self.transcript.add_user_message(message_id or new_id("msg"), text)
+        self.transcript.add_user_message(message_id or new_id("msg"), text,
+                                         user_content(text, files) if files else None)
         return self.stream(self.build_input())
 
     def rerun(self) -> AsyncGenerator[BaseEvent, None]:

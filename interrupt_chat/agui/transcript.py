@@ -164,9 +164,12 @@ class Transcript:
             call.rejected = True
             self._touch(call.parent_message_id)
 
-    def add_user_message(self, message_id: str, content: str) -> MessageView:
-        """Append the user's message (it opens the turn); returns its view."""
-        return self._append(MessageView(id=message_id, role="user", parts=[content]))
+    def add_user_message(self, message_id: str, content: str, raw_content: list[Any] | None = None) -> MessageView:
+        """Append the user's message (it opens the turn); returns its view.
+
+        ``raw_content``: multimodal parts (text and files) sent in place of the text.
+        """
+        return self._append(MessageView(id=message_id, role="user", parts=[content], raw_content=raw_content))
 
     def fail(self, error: str) -> None:
         """The run failed (RUN_ERROR, transport error, invalid stream)."""

@@ -8,6 +8,7 @@ from typing import Any
 import reflex as rx
 
 from .. import persistence
+from ..files import Attachments
 from ..page_check import STALE_MESSAGE, PageCheck
 from ..registry import Headers, identity_key, legacy_class_name, new_chat_state
 from ..state import ChatState, InterruptState
@@ -106,7 +107,8 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
          notify: Callable[[dict[str, Any]], Any] | None = None, on_expiry: str | None = None,
          decide_requires_owner: bool | None = None,
          remember: Collection[str] | Callable[[str, Any], bool] | None = None,
-         on_feedback: Callable[[dict[str, Any]], Any] | None = None) -> rx.Component:
+         on_feedback: Callable[[dict[str, Any]], Any] | None = None,
+         attachments: Attachments | None = None) -> rx.Component:
     """The chat page body: ``ic.Chat(...).view(header=..., footer=...)`` in one call.
 
     Args:
@@ -136,13 +138,15 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
         remember: the tool approvals a person may turn into a rule: tool names or
             ``fn(tool_name, interrupt) -> bool`` (``ic.Chat``); default: every one.
         on_feedback: ``fn(feedback)``, told when the person rates an answer (``ic.Chat``).
+        attachments: what the composer takes (``ic.Attachments``); default: images, PDF and plain
+            text, 10 MB a file, 20 MB a message, 10 files.
     """
     from .declaration import Chat  # the declaration uses this module's parts
 
     return Chat(agent_url, interrupts, headers=headers, owner=owner, tools=tools, tool_renderers=tool_renderers,
                 name=name, notify=notify, on_expiry=on_expiry,
                 decide_requires_owner=decide_requires_owner, remember=remember,
-                on_feedback=on_feedback).view(header=header, footer=footer)
+                on_feedback=on_feedback, attachments=attachments).view(header=header, footer=footer)
 
 
 def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState], RenderFn]],

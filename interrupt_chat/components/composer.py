@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from ..state import ChatState
+from .attachments import attach_button, attachment_chips, attachment_script, drop_zone
 
 __all__ = ["COMPOSER_ID", "composer"]
 
@@ -15,7 +16,7 @@ COMPOSER_ID = "ic-composer"
 def composer(state: type[ChatState]) -> rx.Component:
     """The message box with Send and Stop, and the hint shown while the agent waits for an answer."""
     running = state.status == "running"
-    return rx.form(
+    return drop_zone(state, rx.form(
         rx.el.textarea(
             name="text",
             rows=2,
@@ -28,13 +29,14 @@ def composer(state: type[ChatState]) -> rx.Component:
                           "aria-disabled": rx.cond(state.locked, "true", "false")},
         ),
         rx.vstack(
-            rx.button(rx.icon("send", size=14), "Send", type="submit",
-                      disabled=state.locked | running, custom_attrs={"data-testid": "chat-send"}),
+            rx.hstack(attach_button(), rx.button(rx.icon("send", size=14), "Send", type="submit",
+                      disabled=state.locked | running, custom_attrs={"data-testid": "chat-send"}), spacing="1"),
             rx.button(rx.icon("square", size=14), "Stop", type="button", color_scheme="gray",
                       variant="soft", high_contrast=True, on_click=state.stop, disabled=~running,
                       custom_attrs={"data-testid": "chat-stop"}),
             spacing="1", class_name="ic-composer-buttons",
         ),
+        attachment_chips(state),
         rx.cond(state.locked, rx.text("The agent is waiting for your answer above — answer or cancel it to continue.",
                                       size="1", color_scheme="amber", high_contrast=True, class_name="ic-hint",
                                       custom_attrs={"data-testid": "chat-locked-hint"})),
@@ -44,4 +46,4 @@ def composer(state: type[ChatState]) -> rx.Component:
         reset_on_submit=True,
         class_name="ic-composer",
         custom_attrs={"aria-label": "Message the agent"},
-    )
+    ), attachment_script())

@@ -21,6 +21,7 @@ from typing import Any
 
 import reflex as rx
 
+from ..files import Attachments
 from ..policies import RememberFn
 from ..registry import Headers
 from ..state import ChatState, InterruptState
@@ -71,6 +72,8 @@ class Chat:
             collection of tool names, or ``fn(tool_name, interrupt) -> bool``. Default: every one.
         on_feedback: ``fn(feedback)`` (sync or async), told when the person rates an answer:
             ``{owner, thread_id, message_id, rating ("up", "down" or None when taken back), comment}``.
+        attachments: what the composer takes (``ic.Attachments``: types, sizes, count, file hosting);
+            default: images, PDF and plain text, 10 MB a file, 20 MB a message, 10 files.
     """
 
     def __init__(self, agent_url: str | None = None,
@@ -80,7 +83,7 @@ class Chat:
                  tool_renderers: ToolRenderers | None = None, name: str | None = None,
                  notify: NotifyFn | None = None, on_expiry: str | None = None,
                  decide_requires_owner: bool | None = None, remember: Remember | None = None,
-                 on_feedback: NotifyFn | None = None) -> None:
+                 on_feedback: NotifyFn | None = None, attachments: Attachments | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
@@ -93,6 +96,7 @@ class Chat:
         _option(self.state, "decide_requires_owner", decide_requires_owner)
         _option(self.state, "remember", remember)
         _option(self.state, "on_feedback_fn", on_feedback)
+        _option(self.state, "attachment_limits", attachments)
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
                                 **{config.get_full_name(): render for config, render in self.interrupts}}

@@ -7,6 +7,7 @@ from typing import Any
 
 import reflex as rx
 
+from .attachments import message_attachments
 from .stream_text import stream_text
 
 __all__ = ["ToolRenderers", "branch_nav", "message_row", "policy_note", "safe_markdown", "tool_call_card"]
@@ -149,7 +150,8 @@ def _edit_form(state: Any, row: Any) -> rx.Component:
 
 
 def _user_body(state: Any, row: Any) -> rx.Component:
-    text = rx.text(row.content, class_name="ic-user-text")
+    text = rx.fragment(rx.cond(row.content != "", rx.text(row.content, class_name="ic-user-text")),
+                       message_attachments(row))
     if state is None:
         return text
     return rx.cond(state.editing_id == row.id, _edit_form(state, row), text)

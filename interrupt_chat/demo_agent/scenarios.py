@@ -6,11 +6,13 @@ terminal event. Scenarios raising interrupts register them through ``RunContext.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
 import string
 from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
@@ -109,9 +111,24 @@ def history(ctx: RunContext) -> Iterator[BaseEvent]:
     said = [escape_markdown(m.content if isinstance(m.content, str) else " ".join(
         getattr(p, "text", "") for p in m.content)) for m in ctx.body.messages if isinstance(m, UserMessage)]
     runs = len(ctx.store.records(ctx.body.thread_id))
+    last = next((m for m in reversed(ctx.body.messages) if isinstance(m, UserMessage)), None)
+    files: list[Any] = [p for p in (last.content if last is not None and isinstance(last.content, list) else [])
+                        if getattr(p, "source", None) is not None]
+    seen = "".join(f" · a file: {escape_markdown(str((p.metadata or {}).get('name', p.type)))} ({p.source.mime_type}, "
+                   f"{_size(p.source)})" for p in files)
     yield from ctx.ev.text_message(f"I received {len(ctx.body.messages)} messages (run {runs} on this thread). "
-                                   f"You said: {' · '.join(f'“{t}”' for t in said)}")
+                                   f"You said: {' · '.join(f'“{t}”' for t in said)}{seen}")
     yield ctx.ev.run_finished()
+
+
+def _size(source: Any) -> str:
+    """A data source's decoded size, or its URL."""
+    if source.type == "data":
+        try:
+            return f"{len(base64.b64decode(source.value, validate=True))} bytes"
+        except ValueError:
+            return "not base64"
+    return str(source.value)[:200]
 
 
 def long(ctx: RunContext) -> Iterator[BaseEvent]:

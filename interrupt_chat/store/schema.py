@@ -11,15 +11,16 @@
 - ``interrupt_chat_link_uses``: decision links already used (each works once).
 - ``interrupt_chat_feedback``: thumbs up / down on assistant messages, one per owner and message.
 - ``interrupt_chat_policies``: the owners' rules ("always allow", …), kept after a revoke for the audit export.
+- ``interrupt_chat_files``: attached files (their bytes), referenced from messages as ``ic-file:<id>``.
 - ``interrupt_chat_branches``: the hidden versions of edited messages and regenerated answers (agui/branches.py).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBinary, MetaData, String, Table, Text
 
-__all__ = ["branches_table", "decisions_table", "feedback_table", "link_uses_table", "messages_table", "metadata",
-           "outbox_table", "policies_table", "schema_version_table", "secrets_table", "threads_table",
+__all__ = ["branches_table", "decisions_table", "feedback_table", "files_table", "link_uses_table", "messages_table",
+           "metadata", "outbox_table", "policies_table", "schema_version_table", "secrets_table", "threads_table",
            "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
@@ -145,4 +146,17 @@ branches_table = Table(
     Column("record", JSON, nullable=False),  # the continuation: messages, pending set, answers, status, state
     Column("text", Text, nullable=False),  # what search reads: its user and assistant messages
     Column("hidden_at", DateTime(timezone=True), nullable=False),
+)
+
+files_table = Table(
+    "interrupt_chat_files", metadata,
+    Column("file_id", String(64), primary_key=True),  # random: a message references it as ic-file:<id>
+    Column("owner", String, nullable=False),
+    Column("thread_id", String, nullable=False),  # the thread shown when it was attached
+    Column("name", Text, nullable=False),
+    Column("mime", String(128), nullable=False),  # from its content
+    Column("size", Integer, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("interrupt_chat_files_owner_thread", "owner", "thread_id"),
 )

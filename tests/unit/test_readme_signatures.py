@@ -12,14 +12,14 @@ import interrupt_chat as ic
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FUNCTIONS = ("chat", "chat_state", "approvals_inbox", "thread_list", "audit_trail", "policy_list", "decide_page",
-             "expiry_sweeper", "set_default_agent_url")
+             "expiry_sweeper", "set_default_agent_url", "Attachments")
 METHODS: dict[str, tuple[str, ...]] = {"Chat": ("view", "thread_list", "inbox", "audit_trail", "policy_list")}
 EVENTS: dict[str, tuple[str, ...]] = {
     "InterruptState": ("resolve", "cancel", "remember_rule"),
     "ChatState": ("send_text", "stop", "new_thread", "switch_thread", "search_threads", "rename_thread",
                   "delete_thread", "set_agent_state", "inbox_resolve", "inbox_cancel", "inbox_remember",
                   "revoke_policy", "rate_message", "copy_message", "save_edit", "regenerate", "previous_branch",
-                  "next_branch"),
+                  "next_branch", "remove_attachment"),
     "FrontendToolState": ("respond", "decline", "submit"),
 }
 

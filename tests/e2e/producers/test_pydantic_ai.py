@@ -6,7 +6,10 @@ rebuilt from ``TOOL_CALL_*``; a resume without it fails on the agent's side.
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from . import flows
@@ -68,3 +71,16 @@ def test_frontend_tool(chat, producer):
 @pytest.mark.hitl("frontend_tool_declined")
 def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="Tool said: ")
+
+
+def test_reads_an_attached_image(chat, producer):
+    """AG-UI 1.0 multimodal input: the adapter hands the image part to the model as ``BinaryContent``."""
+    out = io.BytesIO()
+    Image.new("RGB", (32, 16), "navy").save(out, "PNG")
+    chat.open()
+    chat.page.get_by_test_id("composer-attach").set_input_files(
+        [{"name": "chart.png", "mimeType": "image/png", "buffer": out.getvalue()}])
+    expect(chat.page.get_by_test_id("attachment-chip")).to_have_count(1)
+    chat.send("what is in this picture?")
+    chat.wait("idle")
+    expect(chat.messages("assistant").last).to_contain_text(f"I see 1 file(s): image/png, {len(out.getvalue())} bytes")
