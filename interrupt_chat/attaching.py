@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import reflex as rx
@@ -35,8 +37,22 @@ NO_DATABASE = "Attachments need the thread database, which is not available."
 MAX_NAME_CHARS = 200
 
 
+ENCODED_CACHE_CHARS = 64 * 1024 * 1024  # base64 of recently sent files kept for the next runs (files never change)
+_encoded: OrderedDict[str, tuple[str, str]] = OrderedDict()
+_encoded_lock = threading.Lock()
+
+
 def _source(file_id: str, mime: str) -> InputContentDataSource | None:
-    """What a run sends for a referenced file: its bytes as base64, read from the thread database."""
+    """What a run sends for a referenced file: its bytes as base64, read from the thread database.
+
+    Every run re-sends the history's files: the last ``ENCODED_CACHE_CHARS`` of them stay encoded in
+    memory, so a turn of a thread with files reads and encodes only the new ones.
+    """
+    with _encoded_lock:
+        cached = _encoded.get(file_id)
+        if cached is not None:
+            _encoded.move_to_end(file_id)
+            return InputContentDataSource(value=cached[1], mime_type=cached[0] or mime)
     db = persistence.database()
     if db is None:
         return None
@@ -47,7 +63,12 @@ def _source(file_id: str, mime: str) -> InputContentDataSource | None:
         return None
     if found is None:
         return None
-    return InputContentDataSource(value=base64.b64encode(found[1]).decode("ascii"), mime_type=found[0] or mime)
+    value = base64.b64encode(found[1]).decode("ascii")
+    with _encoded_lock:
+        _encoded[file_id] = (found[0], value)
+        while sum(len(v) for _, v in _encoded.values()) > ENCODED_CACHE_CHARS and len(_encoded) > 1:
+            _encoded.popitem(last=False)
+    return InputContentDataSource(value=value, mime_type=found[0] or mime)
 
 
 multimodal.register_source(_source)

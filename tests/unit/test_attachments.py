@@ -150,3 +150,15 @@ async def test_a_file_outside_the_limits_is_refused_and_nothing_else_changes(cha
     chat.state.remove_attachment.fn(tab.chat, tab.chat.attachments[0].file_id)
     assert [a.name for a in tab.chat.attachments] == ["0.txt", "1.txt"] and tab.chat.composer_error == ""
     assert tab.requests() == []  # nothing was sent
+
+
+async def test_an_edited_message_keeps_its_files(chat, agent):
+    tab = await Tab(chat.state, agent[1]).load()
+    await chat.state.attach_files.fn(tab.chat, [upload("a.pdf", PDF)])
+    await tab.send("history with a pdf")
+    user = next(m.id for m in tab.session.transcript.messages if m.role == "user")
+    await chat.state.save_edit.fn(tab.chat, {"message_id": user, "text": "history, edited"})
+    [sent] = [m for m in tab.requests()[-1]["messages"] if m["role"] == "user"]
+    assert [p["type"] for p in sent["content"]] == ["text", "document"] and sent["content"][0]["text"] == \
+        "history, edited"
+    assert sent["content"][1]["source"]["value"] == base64.b64encode(PDF).decode()
