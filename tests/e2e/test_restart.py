@@ -82,7 +82,11 @@ def test_s25_after_a_backend_restart_the_approval_is_answered_exactly_once_from_
     expect(item).to_have_attribute("data-interrupt-id", interrupt_id)
     item.get_by_test_id("interrupt-approve").click()
     expect(inbox.get_by_test_id("inbox-empty")).to_be_visible()
-    if chat.cards().count():  # its state was wiped with no reconnect: live sync has nothing to refresh there yet
+    # its state was wiped with no reconnect: live sync has nothing to refresh there yet. Wait for what the tab
+    # settles on (a card counted while the page redraws it would be missed), then click the stale card
+    chat.page.wait_for_function("() => document.querySelector('[data-testid=\"interrupt-card\"]') || "
+                                "document.querySelector('[data-testid=\"run-status\"][data-status=\"idle\"]')")
+    if chat.cards().count():
         chat.card().get_by_test_id("interrupt-approve").click()  # the stale card sends nothing
     chat.wait("idle")
     expect(chat.cards()).to_have_count(0)
