@@ -26,7 +26,6 @@ MAX_ERROR_CHARS = 300
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_TAG = re.compile(r"<[/!?]?[a-zA-Z][^<>]{0,500}>")  # markup in text a person reads as plain text
 _DELTA_KEYS = {"TEXT_MESSAGE_CONTENT": "messageId", "TEXT_MESSAGE_CHUNK": "messageId",
                "REASONING_MESSAGE_CONTENT": "messageId", "REASONING_MESSAGE_CHUNK": "messageId",
                "TOOL_CALL_ARGS": "toolCallId", "TOOL_CALL_CHUNK": "toolCallId"}
@@ -101,13 +100,12 @@ def parse_json(text: str) -> Any:
 
 
 def short_text(text: Any, limit: int = MAX_ERROR_CHARS) -> str:
-    """One line of plain text, at most ``limit`` characters (an ellipsis marks a cut); markup tags dropped."""
-    line = scrub(str(text))
-    for _ in range(4):  # nested markup (a tag inside an attribute) comes off layer by layer
-        line, found = _TAG.subn(" ", line)
-        if not found:
-            break
-    line = " ".join(_CONTROL.sub(" ", line).split())
+    """One line of plain text, at most ``limit`` characters (an ellipsis marks a cut).
+
+    The text stays as the agent wrote it, ``<…>`` included ("expected <class 'int'>", "<lambda>"): a
+    page draws it as text, escaped, never as markup. Only control characters and line breaks go.
+    """
+    line = " ".join(_CONTROL.sub(" ", scrub(str(text))).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 

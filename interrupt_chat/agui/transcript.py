@@ -58,6 +58,10 @@ __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transc
 log = logging.getLogger(__name__)
 
 _E = EventType
+#: A streamed text (a message, reasoning, a tool call's arguments) longer than this fails the run. A run
+#: as a whole has no cap: a long agentic run may stream far more, in many messages and tool calls.
+MAX_TEXT_CHARS = 16_000_000
+MAX_PARTS = 4096  # streamed pieces held per text before they are joined
 
 
 class Transcript:
@@ -91,11 +95,12 @@ class Transcript:
         # id -> (the view it was built from, its AG-UI message or None, the view's wire key): an
         # entry stands while its view does not change; every change to a message pops its entry
         self._wire: dict[str, tuple[MessageView, Message | None, tuple[Any, ...]]] = {}
+        self._sizes: dict[str, int] = {}  # message or tool call id -> characters streamed into it (this run)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled state without the derived indexes (the message cache would double a pickle)."""
         state = self.__dict__.copy()
-        for name in ("_pos", "_opened", "_wire"):
+        for name in ("_pos", "_opened", "_wire", "_sizes"):
             state.pop(name, None)
         return state
 
@@ -226,6 +231,7 @@ class Transcript:
         self.status, self.error, self.step = "running", None, None
         self.thread_id, self.run_id = event.thread_id, event.run_id
         self._run_tool_calls.clear()
+        self._sizes = {}
         self.set_awaiting(())
 
     def _run_finished(self, event: RunFinishedEvent) -> None:
@@ -264,8 +270,21 @@ class Transcript:
     def _content(self, event: TextMessageContentEvent | ReasoningMessageContentEvent) -> None:
         message = self._by_id.get(event.message_id)
         if message is not None and event.delta:
-            message.parts.append(event.delta)
+            self._grow(message.id, message.parts, event.delta, "a message")
             self._touch(message.id)
+
+    def _grow(self, key: str, parts: list[str], delta: str, what: str) -> None:
+        """Append a streamed delta: bounded in size (per text, not per run) and in pieces held."""
+        size = self._sizes.get(key)
+        if size is None:
+            size = sum(len(p) for p in parts)
+        size += len(delta)
+        if size > MAX_TEXT_CHARS:
+            raise ProtocolViolation(f"{what} from the agent is longer than {MAX_TEXT_CHARS:,} characters")
+        self._sizes[key] = size
+        parts.append(delta)
+        if len(parts) >= MAX_PARTS:  # a million one-character deltas stay a few strings, not a million objects
+            parts[:] = ["".join(parts)]
 
     def _end(self, event: TextMessageEndEvent | ReasoningMessageEndEvent) -> None:
         message = self._by_id.get(event.message_id)
@@ -290,6 +309,7 @@ class Transcript:
         existing = self.tool_calls.get(event.tool_call_id)
         if existing is not None:  # replayed after HITL: no duplicate, arguments stream again
             existing.args_parts.clear()
+            self._sizes.pop(existing.id, None)
             existing.ended = existing.failed = False
             self._touch(existing.parent_message_id)
             self._run_tool_calls.add(existing.id)
@@ -312,7 +332,7 @@ class Transcript:
     def _tool_call_args(self, event: ToolCallArgsEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         if call is not None:
-            call.args_parts.append(event.delta)
+            self._grow(call.id, call.args_parts, event.delta, "a tool call's arguments")
             self._touch(call.parent_message_id)
 
     def _tool_call_end(self, event: ToolCallEndEvent) -> None:

@@ -63,7 +63,6 @@ log = logging.getLogger(__name__)
 BODY_EXCERPT = 200
 EVENT_STREAM = "text/event-stream"
 MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
-MAX_RUN_CHARS = 64 * 1024 * 1024  # every event of one run together
 MAX_REDIRECTS = 3  # same-origin 307/308 only
 # Events read ahead of the consumer. The reader parses without yielding until the queue is full, so
 # this bounds how long it holds the event loop in a burst (64 events: about 1 ms) while a push waits
@@ -256,17 +255,13 @@ class AgentRun:
     async def _read(self, response: httpx.Response) -> AsyncIterator[BaseEvent]:
         """The stream's events: SSE is always UTF-8 (a declared charset is ignored), sizes are bounded."""
         response.encoding = "utf-8"
-        repair, total = SurrogateRepair(), 0
+        repair = SurrogateRepair()  # no cap on a whole run: what is kept is bounded (transcript.MAX_TEXT_CHARS)
         # _Bounded is duck-typed for httpx-sse, which reads only ``headers`` and ``aiter_text``: hence the ignore
         async for sse in EventSource(_Bounded(response)).aiter_sse():  # type: ignore[arg-type]
             if not sse.data:  # a comment-only or data-less event carries nothing
                 continue
             if len(sse.data) > MAX_EVENT_CHARS:
                 raise _too_large()
-            total += len(sse.data)
-            if total > MAX_RUN_CHARS:
-                raise AgentStreamError(f"the agent sent more than {MAX_RUN_CHARS // 1_000_000} million characters"
-                                       " in one run")
             event = _decode(sse.data, repair)
             if event is not None:
                 yield event

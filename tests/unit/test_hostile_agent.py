@@ -18,8 +18,10 @@ import threading
 import pytest
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
+from interrupt_chat.agui.json_patch import MAX_DOCUMENT_CHARS
 from interrupt_chat.agui.sanitize import MAX_DEPTH, too_deep
-from interrupt_chat.agui.transport import MAX_EVENT_CHARS, MAX_RUN_CHARS
+from interrupt_chat.agui.transcript import MAX_TEXT_CHARS
+from interrupt_chat.agui.transport import MAX_EVENT_CHARS
 from tests.unit.agents import SSE_HEAD_CHUNKED, SSE_HEAD_UNTIL_CLOSE, ScriptedAgent, Stream, chunk, reset, tool_result
 from tests.unit.hostile import (
     EVENT_STREAM,
@@ -374,7 +376,7 @@ def _json_chars(value) -> int:
 def _bounded_copy(kind: str):
     def check(ctx: Ctx) -> None:
         value = ctx.session.transcript.state if kind == "state" else ctx.message("act").activity_content
-        assert _json_chars(value) <= MAX_RUN_CHARS, f"{_json_chars(value):,} characters from a ~600 KB run"
+        assert _json_chars(value) <= MAX_DOCUMENT_CHARS, f"{_json_chars(value):,} characters from a ~600 KB run"
     return check
 
 
@@ -788,12 +790,21 @@ def _many_data_lines(size: int):
     return streamed(parts)
 
 
-def _over_run_cap(b):
+def _a_long_run(b):
+    """68 MB of events in one run (no cap on a run: each thing kept is bounded instead)."""
     event = frame({"type": "CUSTOM", "name": "bulk", "value": "v" * (4 * MB)})
     yield frame(st(b))
-    for _ in range(MAX_RUN_CHARS // (4 * MB) + 2):
+    for _ in range(17):
         yield event
-    yield frame(fin(b))
+    yield frames(start("m"), delta("m", "done"), end("m"), fin(b))
+
+
+def _a_message_over_the_limit(b):
+    yield frames(st(b), start("m"))
+    chunk = frame(delta("m", "w" * (4 * MB)))
+    for _ in range(MAX_TEXT_CHARS // (4 * MB) + 1):
+        yield chunk
+    yield frames(end("m"), fin(b))
 
 
 def _many_deltas(count: int):
@@ -830,7 +841,8 @@ OVERSIZED = [
          error=r"larger than \d+ characters", memory=True, timeout=40),
     Case("big-50mb-event-of-many-data-lines", _many_data_lines(50 * MB), error=r"larger than \d+ characters",
          memory=True, timeout=40),
-    Case("big-run-over-64m-chars", streamed(_over_run_cap), error=r"more than \d+ million characters in one run",
+    Case("big-run-of-68m-chars-completes", streamed(_a_long_run), check=has("m", "done"), timeout=40),
+    Case("big-message-over-the-text-limit", streamed(_a_message_over_the_limit), error=r"longer than [\d,]+ characters",
          timeout=40),
     Case("big-event-just-under-the-cap", _huge_event(MAX_EVENT_CHARS - 256 * 1024),
          check=_content_length("m", MAX_EVENT_CHARS - 256 * 1024), timeout=40),
@@ -842,6 +854,8 @@ OVERSIZED = [
     Case("big-run-error-message-multiline-with-controls",
          lambda b: [st(b), run_err("line one\nline two\r\n\x1b[31mred\x07\u2028end")],
          error=r"^line one line two \[31mred end$"),
+    Case("big-run-error-python-reprs-kept", lambda b: [st(b), run_err("expected <class 'int'>, got <lambda>")],
+         error=r"^expected <class 'int'>, got <lambda>$"),
     Case("big-run-error-html-message",
          lambda b: [st(b), run_err("upstream said: <html><title>502</title><script>x()</script></html>")],
          error=r"upstream said"),
