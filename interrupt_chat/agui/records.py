@@ -60,7 +60,7 @@ RECORD_VERSION = 1
 _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 _KNOWN_KEYS = frozenset({"version", "threadId", "messages", "toolCalls", "state", "pending", "answers", "sealed",
                          "trackerError", "status", "statusError", "lastRunId", "error", "toolWaits", "branches",
-                         "runs"})
+                         "runs", "prediction"})
 _RESTORABLE_STATUS = frozenset({"idle", "finished", "cancelled", "error"})
 
 
@@ -172,6 +172,7 @@ def session_record(session: AgentSession, *, messages: bool = True) -> dict[str,
                        "handled": w.handled} for w in session.tool_waits],
         **({"branches": session.branches.to_json()} if session.branches.forks else {}),
         **({"runs": [list(r) for r in session.runs]} if session.runs else {}),
+        **({"prediction": held} if (held := transcript.predictor.export()) is not None else {}),
     }
 
 
@@ -284,6 +285,7 @@ def session_from_record(record: Any, client: AgentClient | None = None, *,
     except ValueError as exc:
         raise RecordError(f"thread {thread_id:.80}: {exc}") from None
     _restore_branches(session, data)
+    transcript.predictor.restore(data.get("prediction"))
     session.last_run_id = _opt_str(data.get("lastRunId"))
     session.error = _opt_str(data.get("error"))
     status = data.get("status")

@@ -40,6 +40,7 @@ from .errors import (
 from .frontend_tools import FrontendTool, FrontendTools, ToolWait, error_result, result_text
 from .interrupts import Decision, InterruptTracker, Pending
 from .multimodal import resolve, user_content
+from .predict import CONFIRM_TOOL, rejects
 from .sanitize import short_text
 from .transcript import Transcript
 from .transport import AgentClient, AgentRun
@@ -260,7 +261,12 @@ class AgentSession:
         return _no_events() if self.tool_waits else self._continue()
 
     def _record(self, wait: ToolWait, content: str) -> None:
-        """The call's result, as the tool message the next run sends; the call no longer waits."""
+        """The call's result, as the tool message the next run sends; the call no longer waits.
+
+        ``confirm_changes`` settles a predicted change (S35): declined or ``{"accepted": false}`` restores.
+        """
+        if wait.name == CONFIRM_TOOL:
+            self.transcript.settle_prediction(kept=content != result_text(DECLINED) and not rejects(content))
         self.transcript.apply(ToolCallResultEvent(message_id=f"result-{wait.tool_call_id}",
                                                   tool_call_id=wait.tool_call_id, content=content, role="tool"))
         self.tool_waits = [w for w in self.tool_waits if w.tool_call_id != wait.tool_call_id]

@@ -22,6 +22,7 @@ from ag_ui.core import (
     ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
+    CustomEvent,
     EventType,
     Message,
     MessagesSnapshotEvent,
@@ -49,6 +50,7 @@ from ag_ui.core import (
 from .errors import ProtocolViolation
 from .json_patch import UNCHANGED, patched
 from .message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
+from .predict import PREDICT_STATE, Predictor
 from .sanitize import short_text
 from .snapshot_merge import merge
 from .wire_messages import build_message, cacheable, text_of, wire_key
@@ -80,6 +82,7 @@ class Transcript:
         self.step: str | None = None
         self._run_tool_calls: set[str] = set()
         self._awaiting: set[str] = set()  # tool call ids marked awaiting_approval
+        self.predictor = Predictor()  # PredictState (S33-S35)
         # Change tracking for a UI: the tail is what the current run added (from ``mark_tail``),
         # the history everything before it. Appends land in the tail, so streaming touches only it.
         self.tail_start = 0
@@ -107,6 +110,7 @@ class Transcript:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`__getstate__` (or from a pickle older than the indexes) and rebuild them."""
         self.__dict__.update(state)
+        self.__dict__.setdefault("predictor", Predictor())
         self._init_indexes()
 
     # -- reading ---------------------------------------------------------------------------------
@@ -161,6 +165,14 @@ class Transcript:
         if call is not None:
             call.args_parts[:] = [json.dumps(args)]
             self._touch(call.parent_message_id)
+
+    def settle_prediction(self, kept: bool) -> None:
+        """The person answered ``confirm_changes``: keep the predicted state, or restore the one before it (S35)."""
+        if self.predictor.holding:
+            if kept:
+                self.predictor.confirmed()
+            else:
+                self.state = self.predictor.rejected()
 
     def set_tool_call_rejected(self, tool_call_id: str) -> None:
         """Mark a tool call whose approval the person denied or cancelled."""
@@ -232,6 +244,7 @@ class Transcript:
         self.thread_id, self.run_id = event.thread_id, event.run_id
         self._run_tool_calls.clear()
         self._sizes = {}
+        self.predictor.run_started()
         self.set_awaiting(())
 
     def _run_finished(self, event: RunFinishedEvent) -> None:
@@ -310,6 +323,7 @@ class Transcript:
         if existing is not None:  # replayed after HITL: no duplicate, arguments stream again
             existing.args_parts.clear()
             self._sizes.pop(existing.id, None)
+            self.predictor.call_started(existing.id, existing.name)
             existing.ended = existing.failed = False
             self._touch(existing.parent_message_id)
             self._run_tool_calls.add(existing.id)
@@ -317,6 +331,7 @@ class Transcript:
         parent = self._tool_call_parent(event.parent_message_id, event.tool_call_id)
         call = ToolCallView(id=event.tool_call_id, name=event.tool_call_name, parent_message_id=parent.id)
         self.tool_calls[call.id] = call
+        self.predictor.call_started(call.id, call.name)
         parent.tool_call_ids.append(call.id)
         self._run_tool_calls.add(call.id)
         self._touch(parent.id)
@@ -334,12 +349,20 @@ class Transcript:
         if call is not None:
             self._grow(call.id, call.args_parts, event.delta, "a tool call's arguments")
             self._touch(call.parent_message_id)
+            if self.predictor.due(call.id, self._sizes[call.id]):  # S33: the state follows the streaming argument
+                self.state = self.predictor.follow(call.id, call.args_text, self.state)
+
+    def _custom(self, event: CustomEvent) -> None:
+        if event.name == PREDICT_STATE:  # S33: which tool arguments the state follows in this run
+            self.predictor.announce(event.value)
 
     def _tool_call_end(self, event: ToolCallEndEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
         if call is not None:
             call.ended = True
             self._touch(call.parent_message_id)
+            if self.predictor.predicts(call.id):  # the whole argument, whatever was skipped while it streamed
+                self.state = self.predictor.follow(call.id, call.args_text, self.state)
 
     def _tool_call_result(self, event: ToolCallResultEvent) -> None:
         call = self.tool_calls.get(event.tool_call_id)
@@ -401,6 +424,7 @@ class Transcript:
 
     def _state_snapshot(self, event: StateSnapshotEvent) -> None:
         self.state = event.snapshot
+        self.predictor.overridden()  # S34
 
     def _state_delta(self, event: StateDeltaEvent) -> None:
         state = patched(self.state, event.delta, "STATE_DELTA")
@@ -546,6 +570,7 @@ _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.TOOL_CALL_ARGS: Transcript._tool_call_args,
     _E.TOOL_CALL_END: Transcript._tool_call_end,
     _E.TOOL_CALL_RESULT: Transcript._tool_call_result,
+    _E.CUSTOM: Transcript._custom,
     _E.STATE_SNAPSHOT: Transcript._state_snapshot,
     _E.STATE_DELTA: Transcript._state_delta,
     _E.MESSAGES_SNAPSHOT: Transcript._messages_snapshot,

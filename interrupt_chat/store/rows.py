@@ -20,7 +20,7 @@ CUSTOM_TITLE_CHARS = 200
 _TEXT_ROLES = frozenset({"user", "assistant"})
 #: The record keys kept in ``threads.meta`` (the others have columns or message rows).
 _META_KEYS = ("toolCalls", "sealed", "trackerError", "status", "statusError", "toolWaits", "inFlight", "branches",
-              "runs")
+              "runs", "prediction")
 
 
 _COLUMN_KEYS = frozenset({"version", "threadId", "messages", "state", "pending", "answers", "lastRunId", "error"})
