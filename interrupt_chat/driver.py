@@ -173,10 +173,12 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         await _emit(chunks)
         await sync.live(owner, session, origin)  # the owner's other tabs that show this thread
 
-    throttle = _Throttle(push)
+    throttle, shown_state = _Throttle(push), session.transcript.state
     try:
         async for event in events:
-            await throttle.event(event)
+            moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
+            shown_state = session.transcript.state
+            await throttle.event(event, moved)
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
@@ -347,10 +349,10 @@ class _Throttle:
         self._fresh = False  # a message started: its first text goes at once
         self._other = False  # something besides streamed text changed since the last push
 
-    async def event(self, event: BaseEvent) -> None:
+    async def event(self, event: BaseEvent, state_moved: bool = False) -> None:
         kind = event.type
         now = self._loop.time()
-        text = kind in DELTA_TYPES
+        text = kind in DELTA_TYPES and not state_moved
         if text:
             if not self._waiting:
                 self._since = now

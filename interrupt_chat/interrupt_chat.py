@@ -19,6 +19,7 @@ import interrupt_chat as ic
 from interrupt_chat.components import page_script
 from interrupt_chat.demo_agent import create_app as create_demo_agent
 from interrupt_chat.demo_dojo import STEPS, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
+from interrupt_chat.dojo_pages import document_chat, haiku_chat, reasoning_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -292,6 +293,24 @@ def shared_state() -> rx.Component:
                  intro="Edit the recipe and save it, then say “recipe”: the agent reads it and adds what it lacks.")
 
 
+def document() -> rx.Component:
+    """``/document``: a document the agent writes, growing live, then kept or rejected (predictive state)."""
+    return _page(document_chat(), title="Predictive state", skip="#main",
+                 intro="Say “Write a story”: the document grows while the agent writes it; then keep or reject it.")
+
+
+def reasoning() -> rx.Component:
+    """``/reasoning``: the agent's reasoning, folded above its answer."""
+    return _page(reasoning_chat(), title="Reasoning",
+                 intro="Say “think …”: the agent reasons first (folded, open it to read along), then answers.")
+
+
+def haiku() -> rx.Component:
+    """``/haiku``: the ``generate_haiku`` tool drawn as a card."""
+    return _page(haiku_chat(), title="Haiku",
+                 intro="Ask for a haiku: the agent's generate_haiku call is drawn as a card.")
+
+
 def _api() -> Starlette:
     return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
@@ -311,5 +330,8 @@ app.add_page(confirm, route="/confirm", title="interrupt_chat · approval throug
 app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")
 app.add_page(progress, route="/progress", title="interrupt_chat · progress")
 app.add_page(shared_state, route="/shared-state", title="interrupt_chat · shared state")
+app.add_page(document, route="/document", title="interrupt_chat · predictive state")
+app.add_page(reasoning, route="/reasoning", title="interrupt_chat · reasoning")
+app.add_page(haiku, route="/haiku", title="interrupt_chat · haiku")
 app.add_page(ic.decide_page, route="/decide/[token]", title="interrupt_chat · decide")  # decision links
 app.register_lifespan_task(ic.expiry_sweeper)  # sets expire while nobody visits, too

@@ -10,7 +10,8 @@ import reflex as rx
 from .attachments import message_attachments
 from .stream_text import stream_text
 
-__all__ = ["ToolRenderers", "branch_nav", "message_row", "policy_note", "safe_markdown", "tool_call_card"]
+__all__ = ["ToolRenderers", "branch_nav", "message_row", "policy_note", "reasoning_block", "safe_markdown",
+           "tool_call_card"]
 
 _STATUS_COLOR = {
     "streaming": "gray",
@@ -208,6 +209,21 @@ def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any, renderers: Too
     )
 
 
+def reasoning_block(row: Any, on_gap: Any = None) -> rx.Component:
+    """The agent's reasoning, folded above its answer: "Thinking…" while it streams, "Thought" after; open it to read.
+
+    A ``<details>`` the page never opens by itself, so it stays folded after the run (the person's own
+    opening stays too).
+    """
+    return rx.el.details(
+        rx.el.summary(rx.cond(row.streaming, "Thinking…", "Thought"), class_name="ic-reasoning-summary"),
+        stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
+        class_name="ic-reasoning",
+        custom_attrs={"data-testid": "reasoning", "data-message-id": row.id,
+                      "data-streaming": rx.cond(row.streaming, "true", "false")},
+    )
+
+
 def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = None,
                 notes: Any = None, state: Any = None) -> rx.Component:
     """Draw one row by role. Agent strings are text or sanitized markdown only (S24).
@@ -222,8 +238,7 @@ def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = 
         row.role,
         ("user", _bubble(row, _user_body(state, row), "user", on_gap, state=state)),
         ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool", on_gap)),
-        ("reasoning", rx.box(stream_text(row, row.content, on_gap, tag="p", class_name="ic-reasoning-text"),
-                             class_name="ic-reasoning", custom_attrs={"data-testid": "reasoning"})),
+        ("reasoning", reasoning_block(row, on_gap)),
         _bubble(row, stream_text(row, row.content, on_gap, markdown=True, class_name="ic-markdown"), "assistant",
                 on_gap, renderers, notes, state),
     )

@@ -24,6 +24,9 @@ Scenario = first word of the last user message, lowercased, outer punctuation st
 ``xss``            markdown carrying script/img/javascript: payloads
 ``tools``          a tool call that completes (TOOL_CALL_RESULT) without interrupt
 ``history``        says how many messages it received, the user's texts in order, and the run's number
+``write``          ``PredictState`` for ``document``, ``write_document_local`` streaming it, then ``confirm_changes``
+``think``          AG-UI 1.0 reasoning (streamed), then the answer
+``haiku``          a ``generate_haiku`` call with its result, only inside a ``MESSAGES_SNAPSHOT``
 =================  ===================================================================
 
 Resumes are checked strictly (codes ``UNKNOWN_INTERRUPT_ID``, ``DUPLICATE_INTERRUPT_ID``,

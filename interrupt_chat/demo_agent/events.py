@@ -20,6 +20,13 @@ from ag_ui.core import (
     CustomEvent,
     EventType,
     Interrupt,
+    Message,
+    MessagesSnapshotEvent,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
@@ -134,9 +141,9 @@ class EventFactory:
         ]
 
     def tool_call(
-        self, tool_call_id: str, name: str, args: dict[str, Any], parent_message_id: str | None
+        self, tool_call_id: str, name: str, args: dict[str, Any], parent_message_id: str | None, *, words: bool = False
     ) -> list[BaseEvent]:
-        """TOOL_CALL_START, the JSON arguments as several ARGS deltas, TOOL_CALL_END."""
+        """TOOL_CALL_START, the JSON arguments as several ARGS deltas (``words``: one per word), TOOL_CALL_END."""
         return [
             self._make(
                 ToolCallStartEvent,
@@ -146,7 +153,7 @@ class EventFactory:
             ),
             *(
                 self._make(ToolCallArgsEvent, tool_call_id=tool_call_id, delta=d)
-                for d in split_args(json.dumps(args))
+                for d in (split_words if words else split_args)(json.dumps(args, ensure_ascii=False))
             ),
             self._make(ToolCallEndEvent, tool_call_id=tool_call_id),
         ]
@@ -156,6 +163,21 @@ class EventFactory:
         return self._make(
             ToolCallResultEvent, message_id=new_id("tool"), tool_call_id=tool_call_id, content=content, role="tool"
         )
+
+    def reasoning(self, text: str, message_id: str | None = None) -> list[BaseEvent]:
+        """AG-UI 1.0 reasoning: REASONING_START, a reasoning message streamed word by word, REASONING_END."""
+        message_id = message_id or new_id("reasoning")
+        return [
+            self._make(ReasoningStartEvent, message_id=message_id),
+            self._make(ReasoningMessageStartEvent, message_id=message_id, role="reasoning"),
+            *(self._make(ReasoningMessageContentEvent, message_id=message_id, delta=d) for d in split_words(text)),
+            self._make(ReasoningMessageEndEvent, message_id=message_id),
+            self._make(ReasoningEndEvent, message_id=message_id),
+        ]
+
+    def messages_snapshot(self, messages: Sequence[Message]) -> MessagesSnapshotEvent:
+        """The whole message list, as some producers send a tool call and its result (no streaming)."""
+        return self._make(MessagesSnapshotEvent, messages=list(messages))
 
     def state_snapshot(self, snapshot: dict[str, Any]) -> StateSnapshotEvent:
         """Replace the shared state with ``snapshot``."""

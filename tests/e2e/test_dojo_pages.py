@@ -1,0 +1,76 @@
+"""The dojo pages added for issue 26 against the demo agent: ``/document`` (predictive state updates),
+``/reasoning`` (folded reasoning) and ``/haiku`` (a tool call that arrives only in a ``MESSAGES_SNAPSHOT``)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from interrupt_chat.demo_agent.dojo import STORY
+
+from .a11y import assert_axe_clean
+from .conftest import Chat
+
+WATCH_DOCUMENT = """() => {
+  window.__lengths = [];
+  const card = document.querySelector('[data-testid="document-card"]');
+  new MutationObserver(() => {
+    const text = card.querySelector('[data-testid="document-text"]');
+    if (text) window.__lengths.push(text.textContent.length);
+  }).observe(card, { childList: true, subtree: true, characterData: true });
+}"""
+
+
+def test_s33_s35_the_document_grows_live_then_is_rejected_or_kept(chat: Chat):
+    chat.open("/document")
+    text = chat.page.get_by_test_id("document-text")
+    expect(text).to_have_text("Nothing written yet.")
+    chat.page.evaluate(WATCH_DOCUMENT)
+    chat.send("Write a story")
+    wait = chat.page.get_by_test_id("tool-wait")
+    expect(wait).to_be_visible()
+    expect(text).to_have_text(STORY)
+    lengths = chat.page.evaluate("window.__lengths")
+    assert len(set(lengths)) >= 4 and lengths == sorted(lengths), lengths  # it grew while the argument streamed
+    assert_axe_clean(chat.page, "the document and its confirm_changes card")
+    chat.shot_content("document-page")  # the README's
+    wait.get_by_test_id("tool-cancel").click()  # rejected: the document from before the prediction
+    chat.wait("idle")
+    expect(text).to_have_text("Nothing written yet.")
+    chat.send("Write a story")
+    expect(chat.page.get_by_test_id("tool-wait")).to_be_visible()
+    chat.page.get_by_test_id("tool-wait").get_by_test_id("tool-respond").click()
+    chat.wait("idle")
+    expect(text).to_have_text(STORY)
+    chat.page.reload()
+    expect(chat.page.get_by_test_id("document-text")).to_have_text(STORY, timeout=20_000)
+
+
+def test_reasoning_is_folded_above_the_answer_and_stays_folded(chat: Chat):
+    chat.open("/reasoning")
+    chat.send("think it over")
+    chat.wait("idle")
+    block = chat.page.get_by_test_id("reasoning")
+    expect(block).to_have_count(1)
+    expect(block).not_to_have_attribute("open", "")
+    expect(block.locator("summary")).to_have_text("Thought")
+    answer = chat.messages("assistant").last
+    expect(answer).to_contain_text("the simpler option")
+    assert block.bounding_box()["y"] < answer.bounding_box()["y"]  # above the answer
+    expect(block.locator(".ic-reasoning-text")).not_to_be_visible()
+    block.locator("summary").click()
+    expect(block.locator(".ic-reasoning-text")).to_contain_text("weigh two options")
+    assert_axe_clean(chat.page, "reasoning, opened")
+    chat.shot_content("reasoning-page")
+
+
+def test_a_haiku_that_arrives_only_in_a_snapshot_is_drawn_as_a_card(chat: Chat):
+    chat.open("/haiku")
+    chat.send('haiku: Generate Haiku for "I will always win"')
+    chat.wait("idle")
+    card = chat.page.get_by_test_id("haiku-card")
+    expect(card).to_have_count(1)
+    expect(card.get_by_test_id("haiku-japanese-line")).to_have_count(3)
+    expect(card.get_by_test_id("haiku-english-line")).to_have_text(["From AI's realm", "A bridge-road linking us—",
+                                                                   "CopilotKit."])
+    assert_axe_clean(chat.page, "a haiku card")
+    chat.shot_content("haiku-page")
