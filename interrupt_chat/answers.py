@@ -20,6 +20,7 @@ from ag_ui.core import BaseEvent
 
 from . import driver, persistence, routing
 from .agui import AgentSession, Pending
+from .cards import steps_answer
 from .forms import FormError, check_answer, edited_approval, payload_from_form
 
 if TYPE_CHECKING:
@@ -215,6 +216,9 @@ async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
     run_id = str(form.pop("__run_id", "") or "")
     form.pop("__thread_id", None)
+    if form.pop("__steps", None):  # a legacy value's steps checklist: the dojo's sentence (issue 26 §5)
+        await answer(config, "resolve", steps_answer(form), interrupt_id or None, run_id)
+        return
     try:
         payload = payload_from_form(await _schema(config, interrupt_id), form)
     except FormError as exc:

@@ -14,10 +14,12 @@ from datetime import datetime
 from typing import Any
 
 from .agui import InterruptTracker, Pending, Transcript, interrupt_dict, parse_expiry
+from .agui.sanitize import short_text
 from .forms import approval_kind, fields_of
 from .policies import RememberFn, approval_payload, rememberable, tool_name
 
-__all__ = ["ArgRow", "Card", "FormField", "arg_rows", "build_cards", "legacy_fields", "prompt_of", "refresh_expiry"]
+__all__ = ["STEPS_ANSWER", "ArgRow", "Card", "Choice", "FormField", "StepItem", "arg_rows", "build_cards",
+           "legacy_fields", "legacy_view", "prompt_of", "refresh_expiry", "steps_answer"]
 
 
 @dataclass
@@ -47,6 +49,27 @@ LONG_VALUE = 80  # characters: a longer value is folded in the card
 
 
 @dataclass
+class Choice:
+    """One of a legacy value's ``options``: what the button says, and the answer it sends (as the dojo does)."""
+
+    label: str
+    detail: str  # the option's other fields on one line
+    payload: str  # the option JSON-encoded (a string option: itself)
+    recommended: bool = False
+
+
+@dataclass
+class StepItem:
+    """One of a legacy value's ``steps`` (``{description, status}`` or a string): ticked when enabled."""
+
+    description: str
+    enabled: bool = True
+
+
+STEPS_ANSWER = "The user selected the following steps: "  # what the dojo's LangGraph page answers
+
+
+@dataclass
 class Card:
     """One open interrupt as the default slot draws it. ``kind``: approve | edit | form | confirm."""
 
@@ -72,8 +95,60 @@ class Card:
     args_summary: str = ""  # the arguments on one line (the inbox's row)
     key: str = ""  # the inbox's name for it (its selection)
     plain: bool = False  # a plain approval: Approve / Reject is all it asks (bulk decisions may answer it)
+    source: str = ""  # who asks: a sub-agent, a subgraph's node, the step (:func:`source_of`)
+    named: bool = False  # ``source`` is an agent or node: the card says "from <source>"
+    choices: list[Choice] = field(default_factory=list)  # kind "choice": a legacy value's options
+    steps: list[StepItem] = field(default_factory=list)  # kind "steps": a legacy value's steps, as a checklist
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
+_SHOWN_KEYS = {*_INTERRUPT_KEYS, "question", "options", "steps", "agent", "recommendation"}
+_LABEL_KEYS = ("label", "title", "name", "airline", "description")
+
+
+def _choice(option: Any, recommended: Any) -> Choice:
+    if not isinstance(option, dict):
+        text = option if isinstance(option, str) else json.dumps(option, ensure_ascii=False)
+        return Choice(short_text(text, 120), "", text, option == recommended)
+    key = next((k for k in _LABEL_KEYS if isinstance(option.get(k), str) and option[k].strip()), None)
+    rest = {k: v for k, v in option.items() if k != key}
+    return Choice(short_text(option[key] if key else json.dumps(option, ensure_ascii=False), 120),
+                  summary(arg_rows(rest), 160) if key else "", json.dumps(option, ensure_ascii=False),
+                  option == recommended)
+
+
+def _step(step: Any) -> StepItem:
+    if isinstance(step, dict):
+        return StepItem(short_text(step.get("description") or "", 200), step.get("status") != "disabled")
+    return StepItem(short_text(step, 200))
+
+
+def legacy_view(card: Card, value: Any) -> Card:
+    """A legacy value shown whatever its keys (issue 26 §5).
+
+    ``options`` become choices, ``steps`` a checklist, the rest key / value rows; the prompt is ``message``
+    or ``question`` (already), else says what to do.
+    """
+    if not isinstance(value, dict):
+        return card
+    options, steps = value.get("options"), value.get("steps")
+    if isinstance(options, list) and options and card.kind != "form":
+        card = replace(card, kind="choice", choices=[_choice(o, value.get("recommendation")) for o in options[:50]])
+    elif isinstance(steps, list) and steps and card.kind != "form":
+        card = replace(card, kind="steps", steps=[_step(s) for s in steps[:100]])
+    rest = {k: v for k, v in value.items() if k not in _SHOWN_KEYS}
+    if rest and not card.args:
+        card = replace(card, args=arg_rows(rest), args_json=json.dumps(rest, indent=2, ensure_ascii=False))
+    if not (value.get("message") or value.get("question")):
+        prompt = {"choice": "Choose one.", "steps": "Review the steps, then go on."}.get(card.kind, card.prompt)
+        card = replace(card, prompt=prompt)
+    return card
+
+
+def steps_answer(form: dict[str, Any]) -> str:
+    """A steps checklist's answer from its form (``step-desc-<i>``, ticked ``step-<i>``), as the dojo says it."""
+    count = sum(1 for key in form if str(key).startswith("step-desc-"))
+    ticked = [str(form.get(f"step-desc-{i}") or "") for i in range(count) if form.get(f"step-{i}")]
+    return STEPS_ANSWER + ", ".join(ticked)
 
 
 def legacy_fields(value: Any) -> dict[str, Any]:
@@ -94,6 +169,28 @@ def prompt_of(fields: dict[str, Any]) -> str:
     if isinstance(metadata, dict) and metadata.get("tool_name"):
         return f"Approve call to {metadata['tool_name']}?"
     return str(fields.get("reason") or "The agent is waiting for your answer.")
+
+
+def source_of(fields: dict[str, Any], value: Any = None, step: str | None = None) -> tuple[str, bool]:
+    """Who asks (``data-source``), and whether it is an agent or node (the card names it) rather than a step.
+
+    In order: the metadata's ``source`` / ``agent``, the value's ``agent`` (LangGraph's raw value, or a legacy
+    value), the LangGraph namespace's innermost node, else the run's last step; ("", False) if none.
+    """
+    def obj(candidate: Any) -> dict[str, Any]:
+        return candidate if isinstance(candidate, dict) else {}
+
+    metadata = obj(fields.get("metadata"))
+    langgraph = obj(metadata.get("langgraph"))
+    raw = obj(langgraph.get("raw")) or obj(value)
+    namespace = langgraph.get("ns")
+    node = ""
+    if isinstance(namespace, list) and namespace and isinstance(namespace[-1], str):
+        node = namespace[-1].split(":", 1)[0]  # "flights_agent:<task id>"
+    for found in (metadata.get("source"), metadata.get("agent"), raw.get("agent"), node):
+        if isinstance(found, str) and found.strip():
+            return short_text(found, 60), True
+    return (short_text(step, 60), False) if step and step.strip() else ("", False)
 
 
 def _tool_input(fields: dict[str, Any], transcript: Transcript | None) -> Any:
@@ -161,6 +258,10 @@ def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, n
     return refresh_expiry(card, now)
 
 
+def _last_step(transcript: Transcript | None) -> str | None:
+    return transcript.last_step if transcript is not None else None
+
+
 def refresh_expiry(card: Card, now: datetime) -> Card:
     """A copy with ``seconds_left`` / ``expired`` for the clock (S11: the boundary counts as expired)."""
     moment = parse_expiry(card.expires_at)
@@ -183,8 +284,10 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
     if pending.kind == "legacy":
         fields = legacy_fields(pending.event["value"])
         fields.setdefault("reason", "on_interrupt")
-        card = replace(_card("", fields, transcript, now), run_id=pending.run_id or "")
-        return [replace(card, plain=card.kind != "form")]
+        source, named = source_of(fields, pending.event["value"], _last_step(transcript))
+        card = replace(_card("", fields, transcript, now), run_id=pending.run_id or "", source=source, named=named)
+        card = legacy_view(card, pending.event["value"])
+        return [replace(card, plain=card.kind not in ("form", "choice", "steps"))]
     answers = tracker.answers
     cards = []
     for interrupt in pending.interrupts:
@@ -196,5 +299,6 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
         answer = answers.get(interrupt.id)
         card.answered = answer.status if answer else ""
         card.run_id = pending.run_id or ""
+        card.source, card.named = source_of(interrupt_dict(interrupt), None, _last_step(transcript))
         cards.append(card)
     return cards

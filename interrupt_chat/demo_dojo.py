@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import reflex as rx
 
 import interrupt_chat as ic
+from interrupt_chat.dojo_pages.urls import dojo_url
 
 __all__ = ["ConfirmTool", "StepsTool", "confirm_chat", "progress_chat", "recipe_chat", "steps_chat", "weather_chat"]
 
@@ -64,7 +65,7 @@ class StepsTool(ic.FrontendToolState):
                           for i, step in enumerate(steps) if isinstance(step, dict)]}
 
 
-STEPS = ic.Chat(tools=[StepsTool])  # /steps; the inbox lists its waiting calls too
+STEPS = ic.Chat(dojo_url("human_in_the_loop"), tools=[StepsTool])  # /steps; the inbox lists its waiting calls too
 
 
 def steps_chat() -> rx.Component:
@@ -134,7 +135,7 @@ def weather_card(call: rx.Var) -> rx.Component:
     )
 
 
-WEATHER = ic.Chat(tool_renderers={"get_weather": weather_card}, name="tool-ui")
+WEATHER = ic.Chat(dojo_url("backend_tool_rendering"), tool_renderers={"get_weather": weather_card}, name="tool-ui")
 
 
 def weather_chat() -> rx.Component:
@@ -163,7 +164,7 @@ def progress_card(state: type[ic.ChatState]) -> rx.Component:
     )
 
 
-PROGRESS = ic.Chat(name="progress")
+PROGRESS = ic.Chat(dojo_url("agentic_generative_ui"), name="progress")
 
 
 def progress_chat() -> rx.Component:
@@ -173,7 +174,7 @@ def progress_chat() -> rx.Component:
                      spacing="3", width="100%")
 
 
-RECIPE = ic.Chat(name="recipe")
+RECIPE = ic.Chat(dojo_url("shared_state"), name="recipe")
 
 
 class RecipeForm(rx.State):

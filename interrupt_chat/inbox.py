@@ -18,7 +18,7 @@ import reflex as rx
 from . import driver, persistence, queue, routing, rule_answers
 from .answers import conclude, record
 from .bulk import decide_all, item_key
-from .cards import Card, build_cards
+from .cards import Card, build_cards, steps_answer
 from .forms import FormError, edited_approval, payload_from_form
 from .policies import remember_fn
 from .threads_db import PendingItem, ThreadDBError, WaitingToolCall
@@ -125,6 +125,9 @@ async def submit_form(state: rx.State, chat_cls: type[ChatState], form_data: dic
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
     thread_id = str(form.pop("__thread_id", "") or "")
     run_id = str(form.pop("__run_id", "") or "")
+    if form.pop("__steps", None):  # a legacy value's steps checklist (issue 26 §5)
+        await answer(state, chat_cls, "resolve", thread_id, steps_answer(form), interrupt_id or None, run_id)
+        return
     try:
         payload = payload_from_form(await _schema(state, chat_cls, thread_id, interrupt_id), form)
     except FormError as exc:

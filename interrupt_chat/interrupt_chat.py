@@ -19,7 +19,7 @@ import interrupt_chat as ic
 from interrupt_chat.components import page_script
 from interrupt_chat.demo_agent import create_app as create_demo_agent
 from interrupt_chat.demo_dojo import STEPS, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
-from interrupt_chat.dojo_pages import document_chat, haiku_chat, reasoning_chat
+from interrupt_chat.dojo_pages import document_chat, dojo_url, haiku_chat, reasoning_chat, subgraphs_chat
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -216,7 +216,7 @@ def _page(body: rx.Component, aside: rx.Component | None = None, title: str = ""
     )
 
 
-MAIN = ic.Chat()  # ``/`` (its identity: "default"); the inbox lists its approvals
+MAIN = ic.Chat(dojo_url("agentic_chat"))  # ``/`` (its identity: "default"); the inbox lists its approvals
 APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)], on_expiry="cancel")  # expiry fails closed
 MANUAL = ic.Chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
 
@@ -311,6 +311,12 @@ def haiku() -> rx.Component:
                  intro="Ask for a haiku: the agent's generate_haiku call is drawn as a card.")
 
 
+def subgraphs() -> rx.Component:
+    """``/subgraphs``: requests from sub-agents, each card naming who asks."""
+    return _page(subgraphs_chat(), title="Sub-agents",
+                 intro="Say “flights”: the flights sub-agent asks you to pick a flight; the card says who asks.")
+
+
 def _api() -> Starlette:
     return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
@@ -333,5 +339,6 @@ app.add_page(shared_state, route="/shared-state", title="interrupt_chat · share
 app.add_page(document, route="/document", title="interrupt_chat · predictive state")
 app.add_page(reasoning, route="/reasoning", title="interrupt_chat · reasoning")
 app.add_page(haiku, route="/haiku", title="interrupt_chat · haiku")
+app.add_page(subgraphs, route="/subgraphs", title="interrupt_chat · sub-agents")
 app.add_page(ic.decide_page, route="/decide/[token]", title="interrupt_chat · decide")  # decision links
 app.register_lifespan_task(ic.expiry_sweeper)  # sets expire while nobody visits, too

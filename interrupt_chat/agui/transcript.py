@@ -80,6 +80,7 @@ class Transcript:
         self.thread_id: str | None = None
         self.run_id: str | None = None
         self.step: str | None = None
+        self.last_step: str | None = None  # the run's last STEP_STARTED (who asks, when nothing else says)
         self._run_tool_calls: set[str] = set()
         self._awaiting: set[str] = set()  # tool call ids marked awaiting_approval
         self.predictor = Predictor()  # PredictState (S33-S35)
@@ -111,6 +112,7 @@ class Transcript:
         """Restore from :meth:`__getstate__` (or from a pickle older than the indexes) and rebuild them."""
         self.__dict__.update(state)
         self.__dict__.setdefault("predictor", Predictor())
+        self.__dict__.setdefault("last_step", None)
         self._init_indexes()
 
     # -- reading ---------------------------------------------------------------------------------
@@ -240,7 +242,7 @@ class Transcript:
     # run lifecycle
 
     def _run_started(self, event: RunStartedEvent) -> None:
-        self.status, self.error, self.step = "running", None, None
+        self.status, self.error, self.step, self.last_step = "running", None, None, None
         self.thread_id, self.run_id = event.thread_id, event.run_id
         self._run_tool_calls.clear()
         self._sizes = {}
@@ -258,7 +260,7 @@ class Transcript:
         self.fail(f"{message}{detail}")
 
     def _step_started(self, event: StepStartedEvent) -> None:
-        self.step = event.step_name
+        self.step = self.last_step = event.step_name
 
     def _step_finished(self, event: StepFinishedEvent) -> None:
         if self.step == event.step_name:

@@ -134,6 +134,9 @@ def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
         rx.match(card.kind,
                  ("form", rx.button("Submit", type="submit", disabled=disabled,
                                     custom_attrs=_testid("interrupt-submit"))),
+                 ("steps", rx.button("Go on with the ticked steps", type="submit", disabled=disabled,
+                                     custom_attrs=_testid("interrupt-steps-submit"))),
+                 ("choice", rx.fragment()),
                  approve_reject),
         cancel, rx.spacer(), _expiry(card),
         spacing="2", align="center", width="100%", wrap="wrap", class_name="ic-actions",
@@ -155,6 +158,37 @@ def _edit(state: type[InterruptState], card: Any) -> rx.Component:
             class_name="ic-edit", custom_attrs={"data-ic-fold": "true", "data-open": "false"},
         ),
         on_submit=state.approve_edited,
+    )
+
+
+def _choices(state: type[InterruptState], card: Any) -> rx.Component:
+    """A legacy value's ``options``: one button each, answering with that option (as the dojo does)."""
+    return rx.vstack(
+        rx.foreach(card.choices, lambda choice, index: rx.button(
+            rx.vstack(rx.text(choice.label, weight="medium"),
+                      rx.cond(choice.detail != "", rx.text(choice.detail, size="1")), spacing="0", align="start"),
+            rx.cond(choice.recommended, rx.badge("recommended", variant="solid", size="1", high_contrast=True)),
+            type="button", variant=rx.cond(choice.recommended, "solid", "surface"), size="3",
+            on_click=state.resolve(choice.payload, card.id), disabled=state.submitting, class_name="ic-choice",
+            custom_attrs=_testid("interrupt-option", **{"data-index": index.to(str),
+                                                        "data-recommended": rx.cond(choice.recommended, "true",
+                                                                                    "false")}))),
+        spacing="2", width="100%", align="stretch",
+    )
+
+
+def _steps(state: type[InterruptState], card: Any) -> rx.Component:
+    """A legacy value's ``steps`` as a checklist: the ticked ones are the answer (the dojo's sentence)."""
+    return rx.form(
+        _hidden_id(card),
+        rx.el.input(type="hidden", name="__steps", value="1"),
+        rx.foreach(card.steps, lambda step, index: rx.el.label(
+            rx.el.input(type="hidden", name="step-desc-" + index.to(str), value=step.description),
+            rx.el.input(type="checkbox", name="step-" + index.to(str), default_checked=step.enabled,
+                        custom_attrs=_testid("interrupt-step")),
+            rx.text.span(step.description), class_name="ic-step")),
+        _buttons(state, card),
+        on_submit=state.submit_form, class_name="ic-form",
     )
 
 
@@ -208,6 +242,8 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
         rx.heading(card.prompt, as_="h2", size="3", weight="medium", class_name="ic-prompt",
                    custom_attrs=_testid("interrupt-prompt", tabIndex="-1")),
         rx.spacer(),
+        rx.cond(card.named, rx.badge("from ", card.source, variant="soft", color_scheme="gray",
+                                            high_contrast=True, size="1", custom_attrs=_testid("interrupt-source"))),
         rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", high_contrast=True, size="1")),
         align="center", width="100%",
     )
@@ -217,6 +253,8 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
                                    on_submit=state.submit_form, class_name="ic-form"), _tool(card),
                            spacing="2", width="100%")),
         ("edit", rx.vstack(_buttons(state, card), _tool(card), _edit(state, card), spacing="2", width="100%")),
+        ("choice", rx.vstack(_choices(state, card), _buttons(state, card), _tool(card), spacing="2", width="100%")),
+        ("steps", rx.vstack(_steps(state, card), _tool(card), spacing="2", width="100%")),
         rx.vstack(_buttons(state, card), _tool(card), spacing="2", width="100%"),
     )
     return rx.box(
@@ -227,6 +265,7 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
                                                 custom_attrs=_testid("interrupt-error", role="alert"))),
         class_name="ic-card",
         custom_attrs={"data-testid": "interrupt-card", "data-interrupt-id": card.id, "data-reason": card.reason,
+                      "data-source": card.source,
                       "data-expired": rx.cond(card.expired, "true", "false"), "data-answered": card.answered},
     )
 

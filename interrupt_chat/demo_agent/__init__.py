@@ -27,6 +27,8 @@ Scenario = first word of the last user message, lowercased, outer punctuation st
 ``write``          ``PredictState`` for ``document``, ``write_document_local`` streaming it, then ``confirm_changes``
 ``think``          AG-UI 1.0 reasoning (streamed), then the answer
 ``haiku``          a ``generate_haiku`` call with its result, only inside a ``MESSAGES_SNAPSHOT``
+``flights``        legacy ``{agent: "flights", message, options: [...], recommendation}`` (the dojo's subgraphs)
+``plan``           legacy ``{steps: [{description, status}, …]}`` (the dojo's LangGraph human in the loop)
 =================  ===================================================================
 
 Resumes are checked strictly (codes ``UNKNOWN_INTERRUPT_ID``, ``DUPLICATE_INTERRUPT_ID``,

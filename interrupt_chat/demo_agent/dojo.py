@@ -4,7 +4,8 @@
 ``document`` argument streams word by word (no ``parentMessageId``, as the AG-UI server-starter sends it), then
 the frontend tool ``confirm_changes``. ``think`` (agentic_chat_reasoning): a streamed reasoning message, then the
 answer. ``haiku`` (tool_based_generative_ui): a ``generate_haiku`` call whose result is already there, sent only
-inside a ``MESSAGES_SNAPSHOT``.
+inside a ``MESSAGES_SNAPSHOT``. ``flights`` (subgraphs) and ``plan`` (LangGraph's human in the loop): legacy
+``on_interrupt`` values shaped as the dojo's LangGraph agents send them (options to choose, steps to tick).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ag_ui.core import AssistantMessage, BaseEvent, FunctionCall, ToolCall, Tool
 from .context import RunContext
 from .events import new_id
 
-__all__ = ["DOCUMENT_TOOL", "HAIKU", "haiku", "think", "write"]
+__all__ = ["DOCUMENT_TOOL", "FLIGHTS", "HAIKU", "PLAN", "flights", "haiku", "plan", "think", "write"]
 
 DOCUMENT_TOOL = "write_document_local"
 CONFIRM_CHANGES = "confirm_changes"
@@ -44,6 +45,26 @@ def think(ctx: RunContext) -> Iterator[BaseEvent]:
     yield from ctx.ev.reasoning("The person asks me to think. I weigh two options, then pick the simpler one.")
     yield from ctx.ev.text_message("I would pick the simpler option: it is easier to undo.")
     yield ctx.ev.run_finished()
+
+
+FLIGHTS = [{"airline": "KLM", "departure": "Amsterdam (AMS)", "arrival": "San Francisco (SFO)", "price": "$650",
+            "duration": "11h 30m"},
+           {"airline": "United", "departure": "Amsterdam (AMS)", "arrival": "San Francisco (SFO)", "price": "$720",
+            "duration": "12h 15m"}]
+PLAN = ("Start the planning", "Book the launch window", "Pack the rover", "Check the oxygen twice")
+
+
+def flights(ctx: RunContext) -> Iterator[BaseEvent]:
+    """The dojo's subgraphs: the flights sub-agent asks, on the legacy channel, to pick one of its options."""
+    value = {"agent": "flights", "message": "Which flight should I book?", "options": FLIGHTS,
+             "recommendation": FLIGHTS[0]}
+    yield from ctx.interrupt("flights", legacy_value=json.dumps(value))
+
+
+def plan(ctx: RunContext) -> Iterator[BaseEvent]:
+    """The dojo's LangGraph human in the loop: ``{"steps": [{description, status}, …]}`` on the legacy channel."""
+    value = {"steps": [{"description": step, "status": "enabled"} for step in PLAN]}
+    yield from ctx.interrupt("plan", legacy_value=json.dumps(value))
 
 
 def haiku(ctx: RunContext) -> Iterator[BaseEvent]:

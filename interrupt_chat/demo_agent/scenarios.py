@@ -254,6 +254,8 @@ SCENARIOS: dict[str, Scenario] = {
     "write": dojo.write,
     "think": dojo.think,
     "haiku": dojo.haiku,
+    "flights": dojo.flights,
+    "plan": dojo.plan,
     "steps": frontend.steps,
     "clock": frontend.clock,
     "confirm": frontend.confirm,

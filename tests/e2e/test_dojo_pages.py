@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from playwright.sync_api import expect
 
 from interrupt_chat.demo_agent.dojo import STORY
@@ -74,3 +76,41 @@ def test_a_haiku_that_arrives_only_in_a_snapshot_is_drawn_as_a_card(chat: Chat):
                                                                    "CopilotKit."])
     assert_axe_clean(chat.page, "a haiku card")
     chat.shot_content("haiku-page")
+
+
+def test_a_sub_agent_asks_to_choose_and_the_card_names_it(chat: Chat, demo_agent):
+    chat.open("/subgraphs")
+    chat.send("flights: help me plan a trip to San Francisco")
+    chat.wait("interrupted")
+    card = chat.card()
+    expect(card).to_have_attribute("data-source", "flights")
+    expect(card.get_by_test_id("interrupt-source")).to_have_text("from flights")
+    expect(card.get_by_test_id("interrupt-prompt")).to_have_text("Which flight should I book?")
+    options = card.get_by_test_id("interrupt-option")
+    expect(options).to_have_count(2)
+    expect(options.first).to_have_attribute("data-recommended", "true")
+    expect(options.first).to_contain_text("KLM")
+    expect(card.get_by_test_id("interrupt-approve")).to_have_count(0)
+    assert_axe_clean(chat.page, "a sub-agent's options")
+    chat.shot_content("subgraphs-page")
+    options.last.click()
+    chat.wait("idle")
+    [resumed] = [r for r in demo_agent.records(demo_agent.last_thread()) if r.get("forwardedProps", {}).get("command")]
+    chosen = json.loads(resumed["forwardedProps"]["command"]["resume"])  # the option, JSON-encoded as the dojo does
+    assert chosen["airline"] == "United"
+
+
+def test_legacy_steps_are_a_checklist_answered_as_the_dojo_answers(chat: Chat, demo_agent):
+    chat.open()
+    chat.send("plan a mission to Mars")
+    chat.wait("interrupted")
+    card = chat.card()
+    steps = card.get_by_test_id("interrupt-step")
+    expect(steps).to_have_count(4)
+    expect(card.get_by_test_id("interrupt-prompt")).to_have_text("Review the steps, then go on.")
+    steps.nth(1).uncheck()
+    card.get_by_test_id("interrupt-steps-submit").click()
+    chat.wait("idle")
+    [resumed] = [r for r in demo_agent.records(demo_agent.last_thread()) if r.get("forwardedProps", {}).get("command")]
+    assert resumed["forwardedProps"]["command"]["resume"] == ("The user selected the following steps: Start the "
+                                                              "planning, Pack the rover, Check the oxygen twice")

@@ -301,3 +301,17 @@ def test_s11_legacy_object_with_expires_at():
     clock = Clock(T0 + timedelta(seconds=60))
     card = cards_of(surfaced(legacy={"message": "Hurry", "expiresAt": at(30)}, clock=clock))[0]
     assert card.expired is True and card.id == ""
+
+
+def test_a_card_says_who_asks_from_metadata_the_langgraph_namespace_a_legacy_value_or_the_step():
+    from interrupt_chat.cards import source_of
+
+    assert source_of({"metadata": {"source": "billing"}}) == ("billing", True)
+    assert source_of({"metadata": {"agent": "flights"}}, None, "plan") == ("flights", True)
+    langgraph = {"metadata": {"langgraph": {"raw": {"message": "Pick one", "agent": "hotels"}, "ns": ["x:1"]}}}
+    assert source_of(langgraph) == ("hotels", True)
+    namespace = {"metadata": {"langgraph": {"raw": "plain", "ns": ["supervisor:1", "flights_agent:9f2"]}}}
+    assert source_of(namespace) == ("flights_agent", True)
+    assert source_of({"message": "Pick one"}, {"agent": "flights", "options": []}) == ("flights", True)  # legacy
+    assert source_of({}, None, "plan") == ("plan", False)  # the step: data-source only, not named on the card
+    assert source_of({"metadata": {"agent": ["not", "a", "name"]}}) == ("", False)
