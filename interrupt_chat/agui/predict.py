@@ -29,7 +29,6 @@ MAX_PREDICTIONS = 32
 #: Up to this many characters of arguments, every delta is parsed; past it, once they grew by a sixteenth
 #: since the last parse (and at the call's end): a long document costs O(n log n), not O(n²).
 EVERY_DELTA_CHARS = 16 * 1024
-_UNSET = object()
 
 
 @dataclass(frozen=True)
@@ -80,12 +79,16 @@ class Predictor:
         self.predictions: list[Prediction] = []
         self._calls: dict[str, list[Prediction]] = {}  # tool call id -> what it predicts
         self._parsed: dict[str, int] = {}  # tool call id -> argument length at its last parse
-        self.prior: Any = _UNSET  # the state before the first predicted change (S35)
+        # the state before the first predicted change (S35), while ``holding``: a flag, not a sentinel
+        # object (a pickled copy, another worker's, would hold a different sentinel)
+        self.holding = False
+        self.prior: Any = None
 
-    @property
-    def holding(self) -> bool:
-        """A predicted change waits for the person's answer (the state before it is kept)."""
-        return self.prior is not _UNSET
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickle, also one from before the ``holding`` flag (its sentinel is not a state)."""
+        self.__dict__.update(state)
+        if "holding" not in state:
+            self.holding, self.prior = False, None
 
     def run_started(self) -> None:
         """A run starts: announcements are per run; a change waiting for an answer stays."""
@@ -128,7 +131,7 @@ class Predictor:
         if not updates or all(base.get(k) == v for k, v in updates.items()):
             return state
         if not self.holding:
-            self.prior = copy.deepcopy(state)
+            self.holding, self.prior = True, copy.deepcopy(state)
         return {**base, **updates}
 
     def overridden(self) -> None:
@@ -137,11 +140,12 @@ class Predictor:
 
     def confirmed(self) -> None:
         """The person kept the change: nothing to restore any more."""
-        self.prior = _UNSET
+        self.holding, self.prior = False, None
 
     def rejected(self) -> Any:
-        """The person rejected the change: the state to restore (``_UNSET`` handled by :meth:`holding`)."""
-        prior, self.prior = self.prior, _UNSET
+        """The person rejected the change: the state to restore (call it only while :attr:`holding`)."""
+        prior = self.prior
+        self.holding, self.prior = False, None
         return prior
 
     def export(self) -> dict[str, Any] | None:
@@ -150,4 +154,5 @@ class Predictor:
 
     def restore(self, data: Any) -> None:
         """From :meth:`export`."""
-        self.prior = data["prior"] if isinstance(data, dict) and "prior" in data else _UNSET
+        self.holding = isinstance(data, dict) and "prior" in data
+        self.prior = data["prior"] if self.holding else None

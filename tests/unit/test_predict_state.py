@@ -123,3 +123,15 @@ def test_s33_predictions_are_parsed_leniently_and_long_arguments_are_parsed_spar
     assert predictor.due("c", 100) and predictor.due("c", 16 * 1024)
     predictor.follow("c", '{"doc": "' + "a" * 20_000, {})
     assert not predictor.due("c", 20_100) and predictor.due("c", 21_400)  # a sixteenth more
+
+
+def test_s35_a_pickled_copy_of_the_transcript_still_knows_whether_a_change_waits():
+    import pickle
+
+    transcript = Transcript()
+    copy = pickle.loads(pickle.dumps(transcript))  # another worker's copy (Redis)
+    assert not copy.predictor.holding and copy.predictor.export() is None
+    session = _predicted_session()
+    again = pickle.loads(pickle.dumps(session.transcript))
+    assert again.predictor.holding and again.predictor.export() == {"prior": {"document": "before"}}
+    json.dumps(session_record(session))  # a stored thread is plain JSON
