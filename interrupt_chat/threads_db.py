@@ -20,7 +20,9 @@ later version can migrate them):
 
 The tables are in :mod:`interrupt_chat.store.schema`, the records and exceptions in
 :mod:`~interrupt_chat.store.types`, the row conversions in :mod:`~interrupt_chat.store.rows` and the
-statements in :mod:`~interrupt_chat.store.sql`; this module is the :class:`ThreadDB` that uses them.
+statements in :mod:`~interrupt_chat.store.sql`; this module is the :class:`ThreadDB` that uses them. The
+audit trail is in :mod:`~interrupt_chat.store.audit`, the inbox's read in :mod:`~interrupt_chat.store.inbox`,
+and the newer tables (policies, feedback, branches, files) have modules of their own in the store.
 
 Every method is synchronous and thread-safe, and raises :class:`ThreadDBError` (and only that, for
 database trouble) when the database cannot be reached, is locked, or holds a row that does not
@@ -31,7 +33,6 @@ parse; callers show a notice and keep working in memory. The URL is any SQLAlche
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import threading
@@ -61,10 +62,12 @@ from .agui.records import (
 from .agui.session import AgentSession
 from .agui.transcript import MessageView
 from .agui.transport import AgentClient
+from .store import audit as store_audit
 from .store import branches as store_branches
 from .store import feedback as store_feedback
 from .store import files as store_files
-from .store import policies as store_policies
+from .store import inbox as store_inbox
+from .store.audit import DECIDED_BY, DECISION_ACTIONS
 from .store.feedback import Feedback
 from .store.masking import MASKED, mask_secrets
 from .store.rows import (
@@ -75,15 +78,13 @@ from .store.rows import (
     _custom_title,
     _message_row,
     _pending_identity,
-    _pending_items,
-    _person_waits,
     _plain_text,
     _short,
     _shorten,
     _still_owed,
     _thread_values,
 )
-from .store.schema import decisions_table, messages_table, schema_version_table, threads_table, tombstones_table
+from .store.schema import messages_table, schema_version_table, threads_table, tombstones_table
 from .store.schema import metadata as _metadata
 from .store.sql import (
     _DELETE_MESSAGES_FROM,
@@ -144,8 +145,6 @@ DEFAULT_DATA_DIR = ".interrupt_chat"
 LEGACY_DATA_DIR = "interrupt_chat_data"  # the default before 0.x: still used when it holds a database
 DEFAULT_DB_FILE = "threads.db"
 SCHEMA_VERSION = 3  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table
-DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed")
-DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
 
@@ -609,32 +608,8 @@ class ThreadDB:
         return found
 
     def waiting(self, owner: str) -> list[PendingItem | WaitingToolCall]:
-        """What waits for ``owner`` across their threads, newest thread first, from one query.
-
-        Each thread's pending interrupts (protocol order), then its frontend-tool calls waiting for
-        the person (S27). A pending set that does not parse is skipped with a warning (it still
-        raises :class:`ThreadDBError` from :meth:`load`).
-
-        Raises:
-            ThreadDBError: the database failed.
-        """
-        t = threads_table
-        query = (select(t.c.thread_id, t.c.title, t.c.pending, t.c.meta, t.c.pending_since)
-                 .where((t.c.owner == owner) & (t.c.pending_count > 0))
-                 .order_by(t.c.pending_since.desc(), t.c.thread_id))
-        with self._transaction("list what waits for the person") as conn:
-            rows = conn.execute(query).all()
-        items: list[PendingItem | WaitingToolCall] = []
-        for row in rows:
-            since = _aware(row.pending_since)
-            try:
-                items += _pending_items(row.thread_id, row.title, row.pending, since)
-            except (ValueError, TypeError, AttributeError) as exc:
-                log.warning("thread database: skipping the unreadable pending set of thread %.80s (%s)",
-                            row.thread_id, exc)
-            items += [WaitingToolCall(row.thread_id, row.title, str(wait.get("toolCallId") or ""),
-                                      str(wait.get("name") or ""), since) for wait in _person_waits(row.meta)]
-        return items
+        """What waits for ``owner`` across their threads, newest thread first (:func:`.store.inbox.waiting`)."""
+        return store_inbox.waiting(self, owner)
 
     def pending(self, owner: str) -> list[PendingItem]:
         """Every pending interrupt across ``owner``'s threads: the newest set first (:meth:`waiting`)."""
@@ -649,56 +624,18 @@ class ThreadDB:
     def record_decision(self, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
                         reason: str | None, action: str, payload: Any = None, schema: Any = None,
                         by: str = "person", detail: dict[str, Any] | None = None) -> DecisionRecord:
-        """Append what the person decided about one interrupt to the audit trail.
-
-        Args:
-            owner: whose thread.
-            thread_id: the thread.
-            run_id: the run that raised the interrupt (the resume's ``parentRunId``).
-            interrupt_id: the interrupt's id (None or "" for a legacy interrupt).
-            reason: the interrupt's ``reason``.
-            action: one of :data:`DECISION_ACTIONS`.
-            payload: the answer; every masked field (per ``schema``) is stored as :data:`MASKED` (S23).
-            schema: the interrupt's ``responseSchema``.
-            by: who or what decided, one of :data:`DECIDED_BY`.
-            detail: what more to say of it (a policy's answer: the tool, the rule, the tool call).
-
-        Returns:
-            The entry as stored.
+        """Append what was decided about one interrupt to the audit trail (:func:`.store.audit.record`).
 
         Raises:
-            ValueError: ``action`` is not one of :data:`DECISION_ACTIONS`.
+            ValueError: an unknown ``action`` or ``by``.
             ThreadDBError: the database failed.
         """
-        if action not in DECISION_ACTIONS:
-            raise ValueError(f"unknown decision action {action!r} (expected one of {', '.join(DECISION_ACTIONS)})")
-        if by not in DECIDED_BY:
-            raise ValueError(f"unknown decider {by!r} (expected one of {', '.join(DECIDED_BY)})")
-        masked = mask_secrets(payload, schema)
-        at = self._stamp()
-        with self._transaction("record the decision", write=True) as conn:
-            key = conn.execute(decisions_table.insert().values(
-                owner=owner, thread_id=thread_id, run_id=run_id, interrupt_id=interrupt_id or "", reason=reason,
-                action=action, payload=masked, at=at, decided_by=by, detail=detail)).inserted_primary_key
-        if key is None:  # pragma: no cover - every backend here returns the new id
-            raise ThreadDBError("thread database: the audit entry got no id")
-        return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at, by,
-                              detail)
+        return store_audit.record(self, owner, thread_id, run_id, interrupt_id, reason, action, payload, schema,
+                                  by, detail)
 
     def decisions(self, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:
-        """``owner``'s audit trail (one thread's, when given), oldest first.
-
-        Raises:
-            ThreadDBError: the database failed.
-        """
-        d = decisions_table
-        query = select(d).where(d.c.owner == owner)
-        if thread_id is not None:
-            query = query.where(d.c.thread_id == thread_id)
-        with self._transaction("read the audit trail") as conn:
-            rows = conn.execute(query.order_by(d.c.id)).all()
-        return [DecisionRecord(r.id, r.thread_id, r.run_id, r.interrupt_id, r.reason, r.action, r.payload,
-                               _aware(r.at), r.decided_by or "person", r.detail) for r in rows]
+        """``owner``'s audit trail (one thread's, when given), oldest first (:func:`.store.audit.decisions`)."""
+        return store_audit.decisions(self, owner, thread_id)
 
     def feedback(self, owner: str) -> list[Feedback]:
         """``owner``'s ratings of the agent's answers (thumbs up / down, comment), oldest first.
@@ -709,18 +646,5 @@ class ThreadDB:
         return store_feedback.of_owner(self, owner)
 
     def export_jsonl(self, owner: str) -> str:
-        """``owner``'s audit trail as JSON Lines, oldest first.
-
-        One :meth:`DecisionRecord.to_json` object a line, and one ``{"kind": "policy", "event":
-        "created" | "revoked", "policyId", "tool", "scope", "effect", "threadId", "at"}`` line each
-        time a rule was made or revoked, and one ``{"kind": "feedback", …}`` line per rated message.
-
-        Raises:
-            ThreadDBError: the database failed.
-        """
-        lines = ([d.to_json() for d in self.decisions(owner)] + store_policies.events(self, owner)
-                 + [f.to_json() for f in store_feedback.of_owner(self, owner)])
-        lines.sort(key=lambda line: str(line["at"]))
-        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-
-
+        """``owner``'s audit trail as JSON Lines, oldest first: decisions, rules, feedback (:mod:`.store.audit`)."""
+        return store_audit.export_jsonl(self, owner)

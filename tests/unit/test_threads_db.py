@@ -21,13 +21,13 @@ import pytest
 from sqlalchemy import event, select, text
 
 from interrupt_chat.agui import AgentSession, parse_event
+from interrupt_chat.store.schema import decisions_table
 from interrupt_chat.threads_db import (
     DB_URL_ENV,
     MASKED,
     SCHEMA_VERSION,
     ThreadDB,
     ThreadDBError,
-    decisions_table,
     default_db_url,
     messages_table,
     schema_version_table,

@@ -1,0 +1,95 @@
+"""The audit trail: what was decided about each interrupt, by whom, append-only; and its JSON Lines export."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from . import feedback as store_feedback
+from . import policies as store_policies
+from .masking import mask_secrets
+from .rows import _aware
+from .schema import decisions_table
+from .types import DecisionRecord, ThreadDBError
+
+if TYPE_CHECKING:
+    from ..threads_db import ThreadDB
+
+__all__ = ["DECIDED_BY", "DECISION_ACTIONS", "decisions", "export_jsonl", "record"]
+
+DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed")
+DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
+
+
+def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
+           reason: str | None, action: str, payload: Any = None, schema: Any = None, by: str = "person",
+           detail: dict[str, Any] | None = None) -> DecisionRecord:
+    """Append what was decided about one interrupt to the audit trail.
+
+    Args:
+        db: the thread database.
+        owner: whose thread.
+        thread_id: the thread.
+        run_id: the run that raised the interrupt (the resume's ``parentRunId``).
+        interrupt_id: the interrupt's id (None or "" for a legacy interrupt).
+        reason: the interrupt's ``reason``.
+        action: one of :data:`DECISION_ACTIONS`.
+        payload: the answer; every masked field (per ``schema``) is stored as ``MASKED`` (S23).
+        schema: the interrupt's ``responseSchema``.
+        by: who or what decided, one of :data:`DECIDED_BY`.
+        detail: what more to say of it (a policy's answer: the tool, the rule, the tool call).
+
+    Returns:
+        The entry as stored.
+
+    Raises:
+        ValueError: ``action`` is not one of :data:`DECISION_ACTIONS`, or ``by`` not one of :data:`DECIDED_BY`.
+        ThreadDBError: the database failed.
+    """
+    if action not in DECISION_ACTIONS:
+        raise ValueError(f"unknown decision action {action!r} (expected one of {', '.join(DECISION_ACTIONS)})")
+    if by not in DECIDED_BY:
+        raise ValueError(f"unknown decider {by!r} (expected one of {', '.join(DECIDED_BY)})")
+    masked = mask_secrets(payload, schema)
+    at = db._stamp()
+    with db._transaction("record the decision", write=True) as conn:
+        key = conn.execute(decisions_table.insert().values(
+            owner=owner, thread_id=thread_id, run_id=run_id, interrupt_id=interrupt_id or "", reason=reason,
+            action=action, payload=masked, at=at, decided_by=by, detail=detail)).inserted_primary_key
+    if key is None:  # pragma: no cover - every backend here returns the new id
+        raise ThreadDBError("thread database: the audit entry got no id")
+    return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at, by, detail)
+
+
+def decisions(db: ThreadDB, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:
+    """``owner``'s audit trail (one thread's, when given), oldest first.
+
+    Raises:
+        ThreadDBError: the database failed.
+    """
+    d = decisions_table
+    query = select(d).where(d.c.owner == owner)
+    if thread_id is not None:
+        query = query.where(d.c.thread_id == thread_id)
+    with db._transaction("read the audit trail") as conn:
+        rows = conn.execute(query.order_by(d.c.id)).all()
+    return [DecisionRecord(r.id, r.thread_id, r.run_id, r.interrupt_id, r.reason, r.action, r.payload,
+                           _aware(r.at), r.decided_by or "person", r.detail) for r in rows]
+
+
+def export_jsonl(db: ThreadDB, owner: str) -> str:
+    """``owner``'s audit trail as JSON Lines, oldest first.
+
+    One ``DecisionRecord.to_json`` object a line, one ``{"kind": "policy", "event": "created" | "revoked",
+    "policyId", "tool", "scope", "effect", "threadId", "at"}`` line each time a rule was made or revoked, and
+    one ``{"kind": "feedback", …}`` line per rated message.
+
+    Raises:
+        ThreadDBError: the database failed.
+    """
+    lines = ([d.to_json() for d in decisions(db, owner)] + store_policies.events(db, owner)
+             + [f.to_json() for f in store_feedback.of_owner(db, owner)])
+    lines.sort(key=lambda line: str(line["at"]))
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
