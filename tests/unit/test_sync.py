@@ -76,10 +76,11 @@ async def test_an_answer_in_one_tab_clears_the_card_in_the_other(tabs, chats, ag
     b = await _open(tabs, chats["fast"], agent[2])
     assert b.chat.thread_id == a.chat.thread_id and b.chat.status == "interrupted"
     [interrupt_id] = b.ids()
+    config = await b.config()
     await a.resolve({"approved": True}, interrupt_id)
-    await until(lambda: b.chat.status == "idle" and not b.chat.locked)
+    # the status and the slot's cards are two states, refreshed one after the other: wait for both
+    await until(lambda: b.chat.status == "idle" and not b.chat.locked and not config.cards)
     assert [m.content for m in b.chat.messages if m.role == "user"] == ["approval"]
-    assert (await b.config()).cards == []
     assert [d["action"] for d in b.chat.decisions] == ["resolved"]
 
 
