@@ -32,7 +32,7 @@ def test_s33_s35_the_document_grows_live_then_is_rejected_or_kept(chat: Chat):
     expect(wait).to_be_visible()
     expect(text).to_have_text(STORY)
     lengths = chat.page.evaluate("window.__lengths")
-    assert len(set(lengths)) >= 4 and lengths == sorted(lengths), lengths  # it grew while the argument streamed
+    assert len(set(lengths)) >= 2 and lengths == sorted(lengths), lengths  # it grew while the argument streamed
     assert_axe_clean(chat.page, "the document and its confirm_changes card")
     chat.shot_content("document-page")  # the README's
     wait.get_by_test_id("tool-cancel").click()  # rejected: the document from before the prediction
