@@ -17,7 +17,7 @@ from . import driver, persistence
 from .agui import AgentSession
 from .agui.branches import BranchError, branch_off, switch
 from .agui.records import session_from_record, session_record
-from .sending import CLAIM_ATTEMPTS, DELETED_NOTICE
+from .sending import CLAIM_ATTEMPTS, refreshed, set_headers
 from .store import branches as store
 from .store.branches import BranchWrite
 from .threads_db import ThreadDBError
@@ -73,10 +73,8 @@ async def _act(state: rx.State, plan: Plan, *, requests: bool = True) -> None:
     async with state:
         chat = await driver.ready(state, chat_cls)
         for _ in range(CLAIM_ATTEMPTS):
-            fresh = await persistence.refresh(chat, chat.thread_id)
-            if fresh.deleted:
-                chat.thread_id, chat.notice = "", DELETED_NOTICE
-                await driver.publish(chat, chat._session(), full=True)
+            fresh = await refreshed(chat)
+            if fresh is None:
                 return
             session = chat._session()
             chat.notice = _blocked(chat, session, fresh, requests=requests)
@@ -119,7 +117,7 @@ def _edit(message_id: str, text: str) -> Plan:
         files = [part for part in raw or [] if getattr(part, "source", None) is not None]
         record, tail = branch_off(session_record(session), session.branches, index)
         new = _rebuilt(chat, session, record)
-        if not await _headers(chat, new):
+        if not await set_headers(chat, new):
             return None
         return new, BranchWrite(put=[tail]), new.send(text, files=files)
     return plan
@@ -134,7 +132,7 @@ def _regenerate(message_id: str) -> Plan:
             return None  # only the last answer, and only when there is one after the last user message
         record, tail = branch_off(session_record(session), session.branches, last_user + 1)
         new = _rebuilt(chat, session, record)
-        if not await _headers(chat, new):
+        if not await set_headers(chat, new):
             return None
         return new, BranchWrite(put=[tail]), new.rerun()
     return plan
@@ -160,12 +158,6 @@ def _switch(message_id: str, step: int) -> Plan:
             return f"That version cannot be shown: {exc}."
         return _rebuilt(chat, session, record), BranchWrite(put=[hidden], drop=[wanted]), None
     return plan
-
-
-async def _headers(chat: ChatState, session: AgentSession) -> bool:
-    from .sending import _set_headers
-
-    return await _set_headers(chat, session)
 
 
 class BranchHandlers(rx.State, mixin=True):

@@ -13,7 +13,7 @@ from .endpoint import NO_AGENT_MESSAGE
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["CLAIM_ATTEMPTS", "DELETED_NOTICE", "HEADERS_FAILED_MESSAGE", "send"]
+__all__ = ["CLAIM_ATTEMPTS", "DELETED_NOTICE", "HEADERS_FAILED_MESSAGE", "refreshed", "send", "set_headers"]
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +36,8 @@ async def send(chat: ChatState, text: str) -> None:
     async with chat:
         await driver.ready(chat, chat.__class__)
         for _ in range(CLAIM_ATTEMPTS):  # the thread is claimed before anything leaves (docs/decisions/0016)
-            fresh = await persistence.refresh(chat, chat.thread_id)
-            if fresh.deleted:
-                chat.thread_id, chat.notice = "", DELETED_NOTICE
-                await driver.publish(chat, chat._session(), full=True)
+            fresh = await refreshed(chat)
+            if fresh is None:
                 return
             session = chat._session()
             if fresh.busy and not session.running and chat.status != "running":
@@ -55,7 +53,7 @@ async def send(chat: ChatState, text: str) -> None:
             if not chat._client().url:
                 chat.error, chat.status = NO_AGENT_MESSAGE, "error"
                 return
-            if not await _set_headers(chat, session):
+            if not await set_headers(chat, session):
                 return
             events = session.send(text, files=attaching.parts(chat))
             claim = await persistence.commit(chat, session, in_flight=True)
@@ -69,6 +67,19 @@ async def send(chat: ChatState, text: str) -> None:
             return
         await driver.publish(chat, session, full=True, starting=True)
     await driver.drive(chat, chat.__class__, session, events)
+
+
+async def refreshed(chat: ChatState) -> persistence.Fresh | None:
+    """Inside the lock, before a claim: the shown thread brought up to the database; None when it was deleted.
+
+    A deleted thread is left (the chat shows a new one) with :data:`DELETED_NOTICE`.
+    """
+    fresh = await persistence.refresh(chat, chat.thread_id)
+    if fresh.deleted:
+        chat.thread_id, chat.notice = "", DELETED_NOTICE
+        await driver.publish(chat, chat._session(), full=True)
+        return None
+    return fresh
 
 
 SAVE_WAIT = 1.0  # seconds a send waits for the end of this tab's own last run to be saved
@@ -87,7 +98,7 @@ async def _saved(chat: ChatState, fresh: persistence.Fresh) -> persistence.Fresh
     return fresh
 
 
-async def _set_headers(chat: ChatState, session: AgentSession) -> bool:
+async def set_headers(chat: ChatState, session: AgentSession) -> bool:
     """The next run's headers on the session's client (inside the lock).
 
     Returns False, with an error shown, when ``chat(headers=fn)`` raised: nothing is sent.

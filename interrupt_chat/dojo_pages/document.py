@@ -14,6 +14,7 @@ import reflex as rx
 
 import interrupt_chat as ic
 
+from .chip import scenario_chip
 from .urls import dojo_url
 
 __all__ = ["DOCUMENT", "ConfirmChangesTool", "WriteDocumentTool", "document_chat"]
@@ -71,9 +72,6 @@ def document_chat() -> rx.Component:
                     rx.text("Nothing written yet.", color_scheme="gray",
                             custom_attrs={"data-testid": "document-text"})),
             custom_attrs={"data-testid": "document-card", "aria-live": "off"}, width="100%"),
-        DOCUMENT.view(header=rx.button(
-            "Write a story", size="1", variant="surface", radius="full", on_click=state.send_text("Write a story"),
-            disabled=(state.status == "running") | state.locked,
-            custom_attrs={"data-testid": "scenario-chip", "data-scenario": "write"})),
+        DOCUMENT.view(header=scenario_chip(state, "Write a story", "Write a story", "write")),
         spacing="3", width="100%",
     )

@@ -12,6 +12,7 @@ import reflex as rx
 
 import interrupt_chat as ic
 
+from .chip import scenario_chip
 from .urls import dojo_url
 
 __all__ = ["HAIKU", "haiku_card", "haiku_chat"]
@@ -38,8 +39,5 @@ HAIKU = ic.Chat(dojo_url("tool_based_generative_ui"), tool_renderers={"generate_
 def haiku_chat() -> rx.Component:
     """The chat whose ``generate_haiku`` calls are drawn by :func:`haiku_card`."""
     state = HAIKU.state
-    return HAIKU.view(header=rx.button(
-        "A haiku about AI", size="1", variant="surface", radius="full",
-        on_click=state.send_text('Generate Haiku for "I will always win"'),
-        disabled=(state.status == "running") | state.locked,
-        custom_attrs={"data-testid": "scenario-chip", "data-scenario": "haiku"}))
+    return HAIKU.view(header=scenario_chip(state, "A haiku about AI", 'Generate Haiku for "I will always win"',
+                                           "haiku"))

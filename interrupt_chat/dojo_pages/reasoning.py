@@ -6,6 +6,7 @@ import reflex as rx
 
 import interrupt_chat as ic
 
+from .chip import scenario_chip
 from .urls import dojo_url
 
 __all__ = ["REASONING", "reasoning_chat"]
@@ -16,8 +17,5 @@ REASONING = ic.Chat(dojo_url("agentic_chat_reasoning"), name="reasoning")
 def reasoning_chat() -> rx.Component:
     """The chat; reasoning shows as a folded "Thought" block (``reasoning``) that streams while it is written."""
     state = REASONING.state
-    return REASONING.view(header=rx.button(
-        "What is the best car to buy?", size="1", variant="surface", radius="full",
-        on_click=state.send_text("think: what is the best car to buy?"),
-        disabled=(state.status == "running") | state.locked,
-        custom_attrs={"data-testid": "scenario-chip", "data-scenario": "think"}))
+    return REASONING.view(header=scenario_chip(state, "What is the best car to buy?",
+                                               "think: what is the best car to buy?", "think"))

@@ -12,6 +12,7 @@ import reflex as rx
 
 import interrupt_chat as ic
 
+from .chip import scenario_chip
 from .urls import dojo_url
 
 __all__ = ["SUBGRAPHS", "subgraphs_chat"]
@@ -22,8 +23,5 @@ SUBGRAPHS = ic.Chat(dojo_url("subgraphs"), name="subgraphs")
 def subgraphs_chat() -> rx.Component:
     """The chat, with a chip that starts the trip planning."""
     state = SUBGRAPHS.state
-    return SUBGRAPHS.view(header=rx.button(
-        "Help me plan a trip to San Francisco", size="1", variant="surface", radius="full",
-        on_click=state.send_text("flights: help me plan a trip to San Francisco"),
-        disabled=(state.status == "running") | state.locked,
-        custom_attrs={"data-testid": "scenario-chip", "data-scenario": "flights"}))
+    return SUBGRAPHS.view(header=scenario_chip(state, "Help me plan a trip to San Francisco",
+                                               "flights: help me plan a trip to San Francisco", "flights"))
