@@ -33,8 +33,8 @@ def _inbox(chat: Chat) -> Page:
 
 
 def test_a_bulk_approval_answers_each_plain_approval_once_and_reports_the_skips(chat: Chat, demo_agent: DemoAgent):
-    started = time.monotonic()
     chat.interrupt("expiring")
+    started = time.monotonic()  # the request was raised before this: it expires by started + EXPIRES_IN
     expiring = demo_agent.last_thread()
     first = _new_thread(chat, "approval", demo_agent)
     second = _new_thread(chat, "approval", demo_agent)
