@@ -13,8 +13,9 @@ Routes (POST a ``RunAgentInput``; the flow is picked by the route, the user's te
                                                       RUN_FINISHED without outcome
     /std/approval     /std/form     /std/multi        emit_interrupt_outcome=True: the same CUSTOM events *and*
                                                       RUN_FINISHED.outcome = {type: "interrupt", interrupts: [...]}
+    /legacy/subgraph  /std/subgraph                   a subgraph's node interrupts (below)
 
-All six are served by ``MultiResumeAgent`` (``LangGraphAgent`` plus the multi-interrupt resume workaround for
+All of them are served by ``MultiResumeAgent`` (``LangGraphAgent`` plus the multi-interrupt resume workaround for
 upstream issue #2178, see the class); legacy routes keep the default flags. Each route also answers
 ``GET <route>/health``. Flows (every graph uses its own ``MemorySaver``):
 
@@ -25,6 +26,8 @@ upstream issue #2178, see the class); legacy routes keep the default flags. Each
 - ``multi``: START fans out to two nodes ``first`` and ``second`` that each call ``interrupt()`` (confirmation), so
   one run ends with two interrupts; after both are answered a join node answers e.g.
   ``first: approved: True; second: cancelled``.
+- ``subgraph``: the parent's node ``flights_agent`` is a compiled subgraph whose node ``choose_flight`` asks a
+  confirmation; the resume reaches that node through the parent (the answer reads as in ``approval``).
 
 Resume with ``resume: [{interruptId, status: "resolved", payload}]`` (or ``status: "cancelled"``), or with the
 legacy ``forwardedProps: {"command": {"resume": <payload>}}`` (no cancel, no ids: it cannot answer ``multi``).
@@ -131,6 +134,8 @@ FLOWS: dict[str, dict[str, dict]] = {
 
 def build_graph(flow: str):
     """Compile the graph of ``flow``; the interrupting nodes run in parallel (fan-out) when there are several."""
+    if flow == "subgraph":
+        return build_subgraph_graph()
     asks = FLOWS[flow]
     g = StateGraph(ChatState)
     for key, value in asks.items():
@@ -140,6 +145,22 @@ def build_graph(flow: str):
     g.add_edge(list(asks), "respond")  # join: waits for every branch
     g.add_edge("respond", END)
     return g.compile(checkpointer=MemorySaver())  # interrupts need a checkpointer
+
+
+def build_subgraph_graph():
+    """``subgraph``: the parent's node ``flights_agent`` is a compiled subgraph whose node ``choose_flight``
+    interrupts; the parent's ``respond`` answers with what the subgraph received (resume reached it)."""
+    sub = StateGraph(ChatState)
+    sub.add_node("choose_flight", _ask("flight", _confirmation("Book the KLM flight to Amsterdam?")))
+    sub.add_edge(START, "choose_flight")
+    sub.add_edge("choose_flight", END)
+    g = StateGraph(ChatState)
+    g.add_node("flights_agent", sub.compile())  # the parent's checkpointer covers the subgraph
+    g.add_node("respond", _respond(["flight"]))
+    g.add_edge(START, "flights_agent")
+    g.add_edge("flights_agent", "respond")
+    g.add_edge("respond", END)
+    return g.compile(checkpointer=MemorySaver())
 
 
 class MultiResumeAgent(LangGraphAgent):
@@ -170,7 +191,7 @@ class MultiResumeAgent(LangGraphAgent):
 def create_app() -> FastAPI:
     """A FastAPI app serving every flow in both modes (fresh graphs and checkpointers per call)."""
     app = FastAPI(title="interrupt_chat LangGraph examples")
-    for flow in FLOWS:
+    for flow in [*FLOWS, "subgraph"]:
         for mode, outcome in (("legacy", False), ("std", True)):
             agent = MultiResumeAgent(
                 name=f"{mode}_{flow}",

@@ -11,6 +11,7 @@ import pytest
 
 import interrupt_chat as ic
 from interrupt_chat import expiry
+from interrupt_chat.answers import EXPIRED_MESSAGE
 from interrupt_chat.demo_agent import DemoStore, create_app
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
@@ -92,4 +93,33 @@ async def test_the_sweeper_starts_with_the_chat_and_sends_on_its_own_automatic(a
     await tab.send("expiring")
     [interrupt_id] = tab.ids()
     [resume] = await _settle(store, tab.chat.thread_id)  # nobody answers
+    assert resume["resume"] == [{"interruptId": interrupt_id, "status": "cancelled"}]
+
+
+async def test_s11_a_request_in_a_hidden_version_is_not_swept_and_fails_closed_when_shown(agent, database):
+    """Decision 0021: a request left open in a version the person switched away from waits there; expiry does
+    not sweep it. Shown again after its ``expiresAt``, it can only be cancelled (S11), and then the sweeper
+    sends it as cancelled once."""
+    url, store = agent
+    chat = ic.Chat(url, on_expiry="cancel", name="expiry-hidden")
+    tab = await Tab(chat.state, store).load()
+    await tab.send("history first")
+    first = next(m.id for m in tab.session.transcript.messages if m.role == "user")
+    await chat.state.save_edit.fn(tab.chat, {"message_id": first, "text": "history changed"})
+    await tab.send("expiring")
+    [interrupt_id] = tab.ids()
+    changed = next(m.id for m in tab.session.transcript.messages if m.content == "history changed")
+    await chat.state.previous_branch.fn(tab.chat, changed)  # the request's version is hidden now
+    assert tab.ids() == [] and tab.chat.status == "idle"
+    await asyncio.sleep(EXPIRES_IN + 0.2)
+    assert await expiry.sweep() == 0
+    assert [r for r in store.records(tab.chat.thread_id) if r.get("resume")] == []
+    await chat.state.next_branch.fn(tab.chat, first)
+    assert tab.ids() == [interrupt_id]
+    await tab.resolve({"approved": True}, interrupt_id)
+    [card] = (await tab.config()).cards
+    assert card.error == EXPIRED_MESSAGE and tab.ids() == [interrupt_id]
+    assert [r for r in store.records(tab.chat.thread_id) if r.get("resume")] == []
+    assert await expiry.sweep() == 1
+    [resume] = await _settle(store, tab.chat.thread_id)
     assert resume["resume"] == [{"interruptId": interrupt_id, "status": "cancelled"}]

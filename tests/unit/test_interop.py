@@ -25,7 +25,8 @@ pytest.importorskip("uvicorn")
 from ag_ui.core import EventType
 
 from examples import langgraph_agent, pydantic_ai_agent
-from interrupt_chat.agui import AgentSession
+from interrupt_chat.agui import AgentSession, interrupt_dict
+from interrupt_chat.cards import source_of
 from tests.unit.agents import serve_in_thread
 from tests.unit.producer_session import (
     APPROVE,
@@ -153,6 +154,24 @@ async def test_s07_langgraph_std_multi_resumes_once_in_protocol_order(langgraph:
 
     await interrupted(session, "once more")
     assert len(session.tracker.pending.interrupts) == 2
+
+
+@pytest.mark.parametrize("mode", ["std", "legacy"])
+async def test_langgraph_a_subgraphs_interrupt_names_its_node_and_the_resume_reaches_it(langgraph: str, mode: str):
+    """Issue 26 §3: the parent's node ``flights_agent`` is a subgraph whose node ``choose_flight`` interrupts.
+    ag-ui-langgraph 0.0.47 leaves the interrupt's ``ns`` empty, so the card's source is the step that asked."""
+    session, bodies = open_session(langgraph + f"/{mode}/subgraph")
+    events = await interrupted(session, "book me a flight")
+    steps = [e.step_name for e in events if e.type == EventType.STEP_STARTED]
+    assert steps == ["flights_agent", "choose_flight"]
+    pending = session.tracker.pending
+    fields = interrupt_dict(pending.interrupts[0]) if mode == "std" else {}
+    value = pending.event["value"] if mode == "legacy" else None
+    assert source_of(fields, value, session.transcript.last_step) == ("choose_flight", False)
+    await drain(session.submit(session.tracker.resolve(APPROVE)))
+    assert_clean(session)
+    assert last_assistant_text(session) == "approved: True"  # the subgraph's node got the answer
+    assert ("resume" in bodies[-1]) == (mode == "std")
 
 
 # --- LangGraph, legacy channel (/legacy/*) ---------------------------------------------------------------------
