@@ -18,8 +18,19 @@ from starlette.routing import Mount
 import interrupt_chat as ic
 from interrupt_chat.components import page_script
 from interrupt_chat.demo_agent import create_app as create_demo_agent
-from interrupt_chat.demo_dojo import STEPS, confirm_chat, progress_chat, recipe_chat, steps_chat, weather_chat
-from interrupt_chat.dojo_pages import document_chat, dojo_url, haiku_chat, reasoning_chat, subgraphs_chat
+from interrupt_chat.dojo_pages import (
+    STEPS,
+    confirm_chat,
+    document_chat,
+    dojo_url,
+    haiku_chat,
+    progress_chat,
+    reasoning_chat,
+    recipe_chat,
+    steps_chat,
+    subgraphs_chat,
+    weather_chat,
+)
 
 SCENARIOS = [
     ("approval", "Tool approval"),

@@ -23,5 +23,6 @@ $py -m pytest -q -p no:cacheprovider tests/unit "$@"
 wait $venvs || { cat test-artifacts/producer-venvs.log; echo "building the producer venvs failed" >&2; exit 1; }
 $py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)
 $py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite), the producers too
+$py -m pytest -q -p no:cacheprovider tests/dojo "$@"                   # the dojo pages against the AG-UI server-starter
 RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e --ignore=tests/e2e/producers "$@"  # production build
 $py -m pytest -q -p no:cacheprovider tests/example_app "$@"  # examples/embedded_app: the wheel in a fresh venv

@@ -80,8 +80,8 @@ def tool_call_card(call: Any, on_gap: Any = None, notes: Any = None) -> rx.Compo
         ),
         _notes(call, notes),
         class_name="ic-tool-call",
-        custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-status": status,
-                      "data-rejected": rx.cond(call.rejected, "true", "false")},
+        custom_attrs={"data-testid": "tool-call", "data-tool-call-id": call.id, "data-tool-name": call.name,
+                      "data-status": status, "data-rejected": rx.cond(call.rejected, "true", "false")},
     )
 
 

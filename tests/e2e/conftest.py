@@ -21,6 +21,7 @@ from playwright.sync_api import Page, expect
 
 from interrupt_chat.demo_agent import create_app as create_demo_agent
 from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
+from tests.dojo.matrix import Recorder
 from tests.postgres import running_postgres
 from tests.unit.agents import serve_in_thread
 
@@ -32,6 +33,11 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil
 EXPIRES_IN = 6.0  # the demo agent's "expiring" scenario, shortened for the tests
 
 expect.set_options(timeout=20_000)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The ``dojo``-marked tests here drive the demo agent: its column of the dojo matrix."""
+    config.pluginmanager.register(Recorder("demo"), "dojo-matrix")
 
 
 @pytest.fixture(scope="session")
@@ -106,10 +112,20 @@ def thread_db_url(tmp_path_factory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: str):
+def dojo_base() -> str | None:
+    """The dojo server the dojo pages talk to (``INTERRUPT_CHAT_DOJO_URL``): none here, the demo agent."""
+    return None
+
+
+@pytest.fixture(scope="session")
+def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: str, dojo_base: str | None):
     from reflex.testing import AppHarness, AppHarnessProd
 
     os.environ["INTERRUPT_CHAT_AGENT_URL"] = demo_agent.url
+    if dojo_base:  # read when the app module is imported (the pages' chats)
+        os.environ["INTERRUPT_CHAT_DOJO_URL"] = dojo_base
+    else:
+        os.environ.pop("INTERRUPT_CHAT_DOJO_URL", None)
     os.environ["INTERRUPT_CHAT_DB_URL"] = thread_db_url
     harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else AppHarness
     with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:

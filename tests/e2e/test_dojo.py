@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 from .a11y import assert_axe_clean
 from .conftest import Chat
 
 
+@pytest.mark.dojo("/tool-ui")
 def test_tool_ui_draws_get_weather_with_its_renderer(chat: Chat):
     chat.open("/tool-ui")
     chat.send("tools")
@@ -24,6 +26,7 @@ def test_tool_ui_draws_get_weather_with_its_renderer(chat: Chat):
     assert_axe_clean(chat.page, "/tool-ui weather card")
 
 
+@pytest.mark.dojo("/progress")
 def test_progress_card_follows_the_state_deltas(chat: Chat, demo_agent):
     chat.open("/progress")
     chat.send("progress")
@@ -37,6 +40,7 @@ def test_progress_card_follows_the_state_deltas(chat: Chat, demo_agent):
     assert_axe_clean(chat.page, "/progress done")
 
 
+@pytest.mark.dojo("/shared-state")
 def test_s32_the_recipe_goes_to_the_agent_and_comes_back_edited(chat: Chat, demo_agent):
     chat.open("/shared-state")
     chat.page.get_by_test_id("recipe-title").fill("Pancakes")

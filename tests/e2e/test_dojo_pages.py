@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import expect
 
 from interrupt_chat.demo_agent.dojo import STORY
@@ -22,6 +23,7 @@ WATCH_DOCUMENT = """() => {
 }"""
 
 
+@pytest.mark.dojo("/document")
 def test_s33_s35_the_document_grows_live_then_is_rejected_or_kept(chat: Chat):
     chat.open("/document")
     text = chat.page.get_by_test_id("document-text")
@@ -47,6 +49,7 @@ def test_s33_s35_the_document_grows_live_then_is_rejected_or_kept(chat: Chat):
     expect(chat.page.get_by_test_id("document-text")).to_have_text(STORY, timeout=20_000)
 
 
+@pytest.mark.dojo("/reasoning")
 def test_reasoning_is_folded_above_the_answer_and_stays_folded(chat: Chat):
     chat.open("/reasoning")
     chat.send("think it over")
@@ -65,6 +68,7 @@ def test_reasoning_is_folded_above_the_answer_and_stays_folded(chat: Chat):
     chat.shot_content("reasoning-page")
 
 
+@pytest.mark.dojo("/haiku")
 def test_a_haiku_that_arrives_only_in_a_snapshot_is_drawn_as_a_card(chat: Chat):
     chat.open("/haiku")
     chat.send('haiku: Generate Haiku for "I will always win"')
@@ -78,6 +82,7 @@ def test_a_haiku_that_arrives_only_in_a_snapshot_is_drawn_as_a_card(chat: Chat):
     chat.shot_content("haiku-page")
 
 
+@pytest.mark.dojo("/subgraphs")
 def test_a_sub_agent_asks_to_choose_and_the_card_names_it(chat: Chat, demo_agent):
     chat.open("/subgraphs")
     chat.send("flights: help me plan a trip to San Francisco")

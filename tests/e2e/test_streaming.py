@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from interrupt_chat.demo_agent.scenarios import LONG_DELTAS
@@ -25,6 +26,7 @@ def _answer(chat: Chat):
     return chat.page.locator('[data-testid="message"][data-role="assistant"]').last
 
 
+@pytest.mark.dojo("/")
 def test_a_streamed_answer_is_sent_once_not_resent_with_every_push(chat: Chat):
     frames = _frames(chat.page)
     chat.open()

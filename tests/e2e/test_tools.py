@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import Chat
@@ -16,6 +17,7 @@ def _tool_results(demo_agent, thread: str) -> list[dict]:
     return [m for r in demo_agent.records(thread) for m in r["messages"][-1:] if m["role"] == "tool"]
 
 
+@pytest.mark.dojo("/steps")
 def test_s27_s28_steps_are_ticked_and_sent_once(chat: Chat, demo_agent):
     chat.interrupt("steps", "/steps")
     thread = demo_agent.last_thread()
