@@ -2,7 +2,9 @@
 # One virtualenv per producer example (examples/<name>/requirements.txt), so producers whose dependencies
 # conflict (ag-ui-protocol 0.1 against 1.0, pydantic majors, …) never meet. Each venv is built once and
 # cached outside the clone, keyed by its requirements file's hash: a fresh clone reuses it, and a
-# changed pin builds a new one. .producers/<name> links to the venv the tests use.
+# changed pin builds a new one. .producers/<name> links to the venv the tests use. A producer with an
+# aimock/ folder (an LLM mock run by node) gets its npm packages (npm ci, from its package-lock.json) in the
+# same cached folder, linked as examples/<name>/aimock/node_modules.
 #   scripts/producer_venvs.sh            every producer
 #   scripts/producer_venvs.sh strands    only these
 # Set INTERRUPT_CHAT_CACHE to keep the venvs elsewhere.
@@ -18,7 +20,8 @@ fi
 for name in "${names[@]}"; do
   req="examples/$name/requirements.txt"
   [ -f "$req" ] || { echo "no $req" >&2; exit 1; }
-  key=$(cat "$req" | sha256sum | cut -c1-12)
+  mock="examples/$name/aimock"
+  key=$(cat "$req" $( [ -f "$mock/package-lock.json" ] && echo "$mock/package-lock.json" ) | sha256sum | cut -c1-12)
   venv="$cache/$name-$key"
   exec 9>"$venv.lock"
   flock 9   # one builder per venv: scripts/test.sh builds in the background while tests may ask for one
@@ -29,8 +32,14 @@ for name in "${names[@]}"; do
     # (this machine's pip.conf names local indexes that may be absent: drop pip's warnings about them)
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" 2>&1 \
       | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+    if [ -f "$mock/package-lock.json" ]; then
+      mkdir -p "$venv/aimock"
+      cp "$mock/package.json" "$mock/package-lock.json" "$venv/aimock/"
+      (cd "$venv/aimock" && npm ci --silent --no-audit --no-fund)
+    fi
     touch "$venv/.complete"
   fi
   ln -sfn "$venv" ".producers/$name"
+  [ -f "$mock/package-lock.json" ] && ln -sfn "$venv/aimock/node_modules" "$mock/node_modules"
   exec 9>&-
 done

@@ -20,8 +20,8 @@ __all__ = ["WEATHER", "weather_card", "weather_chat"]
 
 
 def _either(record: rx.Var, first: str, second: str) -> rx.Var:
-    """``record[first]`` when the record has it, else ``record[second]``, as text."""
-    return rx.cond(record.contains(first), record[first].to(str), record[second].to(str)).to(str)
+    """``record[first]`` when the record has it, else ``record[second]``, as text (null while arguments stream)."""
+    return rx.cond(record & record.contains(first), record[first].to(str), record[second].to(str)).to(str)
 
 
 def weather_card(call: rx.Var) -> rx.Component:
