@@ -24,5 +24,6 @@ wait $venvs || { cat test-artifacts/producer-venvs.log; echo "building the produ
 $py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)
 $py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite), the producers too
 $py -m pytest -q -p no:cacheprovider tests/dojo "$@"                   # the dojo pages against the AG-UI server-starter
+DOJO_SERVER=langgraph $py -m pytest -q -p no:cacheprovider tests/dojo "$@"  # … and the LangGraph dojo agents on aimock
 RX_HARNESS=prod $py -m pytest -q -p no:cacheprovider tests/e2e --ignore=tests/e2e/producers "$@"  # production build
 $py -m pytest -q -p no:cacheprovider tests/example_app "$@"  # examples/embedded_app: the wheel in a fresh venv

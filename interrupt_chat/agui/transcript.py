@@ -496,9 +496,10 @@ class Transcript:
         if isinstance(message, AssistantMessage):
             for tool_call in message.tool_calls or []:
                 call = self.tool_calls.get(tool_call.id)
-                if call is None:
+                if call is None:  # new in this run's snapshot: the run made it (S27: it may wait for the chat)
                     call = self.tool_calls[tool_call.id] = ToolCallView(
                         id=tool_call.id, name=tool_call.function.name, parent_message_id=message.id)
+                    self._run_tool_calls.add(tool_call.id)
                 call.name, call.parent_message_id, call.ended = tool_call.function.name, message.id, True
                 call.args_parts[:] = [tool_call.function.arguments]
                 view.tool_call_ids.append(tool_call.id)

@@ -299,3 +299,30 @@ async def test_s28_round_trip_over_a_loopback_agent():
         await drain(session.send("plan"))
         await drain(session.respond("c1", PLAN))
     assert tool_messages(agent.bodies[1])[0]["content"] == json.dumps(PLAN)
+
+
+def snapshot_calls(*calls_: tuple[str, str, dict, str | None]):
+    """A run that brings its tool calls only inside a MESSAGES_SNAPSHOT (history + an assistant message with the
+    calls + a tool message for each call given a result), as LangGraph's dojo agent sends ``confirm_changes``."""
+    def run(body: dict) -> list[dict]:
+        assistant = {"id": f"{body['runId']}-a", "role": "assistant", "toolCalls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for call_id, name, args, _ in calls_]}
+        results = [{"id": f"{call_id}-r", "role": "tool", "toolCallId": call_id, "content": result}
+                   for call_id, _, _, result in calls_ if result is not None]
+        return [started(body), {"type": "MESSAGES_SNAPSHOT", "messages": [*body["messages"], assistant, *results]},
+                finished(body)]
+    return run
+
+
+async def test_s27_a_call_that_first_appears_in_the_runs_snapshot_waits_unless_its_result_came_with_it():
+    agent = ScriptedAgent(snapshot_calls(("c1", STEPS.name, PLAN, None), ("c2", STEPS.name, PLAN, "done")),
+                          echo_run)
+    session = session_for(agent, [STEPS])
+    await drain(session.send("plan"))
+    assert [w.tool_call_id for w in session.tool_waits] == ["c1"]  # c2's result came with it
+    await drain(session.respond("c1", {"steps": []}))
+    assert [m["toolCallId"] for m in tool_messages(agent.bodies[-1])] == ["c2", "c1"]  # c2 came first
+    assert session.tool_waits == []
+    await drain(session.send("again"))  # a later snapshot that repeats the history makes no call wait again
+    assert session.tool_waits == []

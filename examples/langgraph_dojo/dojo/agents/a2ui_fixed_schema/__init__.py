@@ -1,0 +1,1 @@
+"""A2UI Chat agent package."""

@@ -1,0 +1,1 @@
+# Subgraphs demo module
