@@ -39,10 +39,8 @@ SERVERS = {  # the columns: name → heading, and the pages not run against the 
         "/subgraphs": "the example has no `subgraphs` path",
     }),
     "langgraph": ("AG-UI LangGraph dojo agents (Python, ag-ui `821b8c2`; LLM: aimock 1.37.4, the dojo's fixtures)", {
-        "/progress": "not driven yet (the issue asks for human_in_the_loop, shared_state, predictive_state_updates)",
-        "/tool-ui": "not driven yet (as above)",
-        "/haiku": "not driven yet (as above)",
-        "/reasoning": "not driven yet (as above)",
+        "/reasoning": ("not run: the agent reasons through OpenAI's Responses API (`o4-mini`), which the dojo mocks "
+                       "with its own patch to aimock 1.37.4, not vendored here"),
     }),
 }
 CELLS = {"passed": "✅", "failed": "❌", "skipped": "skipped"}

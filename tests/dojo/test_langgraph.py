@@ -103,3 +103,43 @@ def test_subgraphs_each_sub_agent_asks_and_the_card_names_it(chat: Chat):
     expect(chat.page.get_by_test_id("chat-error")).to_have_count(0)
     expect(chat.messages("assistant").filter(has_text="KLM")).not_to_have_count(0)
     expect(chat.messages("assistant").last).to_contain_text("wonderful experiences")
+
+
+@pytest.mark.dojo("/progress")
+def test_agentic_generative_ui_steps_complete_one_by_one(chat: Chat):
+    chat.open("/progress")
+    chat.send("Give me a plan to make brownies")
+    steps = chat.page.get_by_test_id("progress-step")
+    expect(steps.first).to_be_visible(timeout=40_000)
+    expect(steps.last).to_have_attribute("data-status", "pending")  # the agent's state moves step by step
+    chat.wait("idle", timeout=60_000)
+    count = steps.count()
+    assert count >= 3
+    for index in range(count):
+        expect(steps.nth(index)).to_have_attribute("data-status", "completed")
+    expect(chat.page.get_by_test_id("chat-error")).to_have_count(0)
+
+
+@pytest.mark.dojo("/tool-ui")
+def test_backend_tool_rendering_draws_the_agents_get_weather(chat: Chat):
+    chat.open("/tool-ui")
+    chat.send("Weather in San Francisco")
+    chat.wait("idle", timeout=40_000)
+    card = chat.page.get_by_test_id("weather-card")
+    expect(card).to_have_count(1)
+    expect(card.get_by_test_id("weather-city")).to_have_text("San Francisco")  # the argument is "location"
+    expect(card.get_by_test_id("weather-forecast")).to_have_text("sunny, 20 °C")
+    expect(chat.page.get_by_test_id("chat-error")).to_have_count(0)
+
+
+@pytest.mark.dojo("/haiku")
+def test_tool_based_generative_ui_draws_the_haiku(chat: Chat):
+    chat.open("/haiku")
+    chat.page.get_by_test_id("scenario-chip").click()  # 'Generate Haiku for "I will always win"'
+    chat.wait("idle", timeout=40_000)
+    card = chat.page.get_by_test_id("haiku-card")
+    expect(card).to_have_count(1)
+    expect(card.get_by_test_id("haiku-english-line")).to_have_text(["On the path of victory",
+                                                                   "I will always keep walking",
+                                                                   "Destined to always win"])
+    expect(chat.page.get_by_test_id("chat-error")).to_have_count(0)
