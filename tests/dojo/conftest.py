@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,12 +27,11 @@ import pytest
 from tests.e2e.conftest import *  # noqa: F403 - the browser fixtures (harness, chat, demo agent)
 from tests.e2e.conftest import Chat
 from tests.producers import LOGS, producer_python, producer_server
-from tests.unit.agents import free_port, serve_in_thread, stop_process
+from tests.unit.agents import free_port, serve_server_starter, stop_process
 
 from .matrix import SERVERS, Recorder
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTER = ROOT / "examples" / "server_starter"
 AIMOCK = ROOT / "examples" / "langgraph_dojo" / "aimock"
 SERVER = os.environ.get("DOJO_SERVER", "server_starter")
 
@@ -89,11 +87,5 @@ def dojo_base() -> Iterator[str]:
         with _aimock() as llm, producer_server("langgraph_dojo", "--llm", llm) as url:
             yield url + "/agent"
         return
-    sys.path.insert(0, str(STARTER))
-    try:
-        from example_server import app  # the vendored package (its own import name)
-
-        with serve_in_thread(app) as url:
-            yield url
-    finally:
-        sys.path.remove(str(STARTER))
+    with serve_server_starter() as url:
+        yield url

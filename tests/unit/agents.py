@@ -19,11 +19,13 @@ import json
 import socket
 import struct
 import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
@@ -238,6 +240,21 @@ def serve_in_thread(app: Any, sock: socket.socket | None = None) -> Iterator[str
         thread.join(10)
         sock.close()
 
+
+
+@contextmanager
+def serve_server_starter() -> Iterator[str]:
+    """The AG-UI server-starter-all-features example (examples/server_starter, vendored; its own import name
+    ``example_server``) on a loopback port in this process; yields its base URL."""
+    starter = str(Path(__file__).resolve().parents[2] / "examples" / "server_starter")
+    sys.path.insert(0, starter)
+    try:
+        from example_server import app
+
+        with serve_in_thread(app) as url:
+            yield url
+    finally:
+        sys.path.remove(starter)
 
 class RawServer:
     """A bare TCP server: reads one HTTP request per connection, then hands the socket to the

@@ -7,31 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from interrupt_chat.agui import AgentClient, AgentSession
 from interrupt_chat.agui.frontend_tools import FrontendTool, FrontendTools
-from tests.unit.agents import serve_in_thread
+from tests.unit.agents import serve_server_starter
 
 pytestmark = pytest.mark.loopback
 
-STARTER = Path(__file__).resolve().parents[2] / "examples" / "server_starter"
-
-
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    sys.path.insert(0, str(STARTER))
-    try:
-        from example_server import app  # the vendored package (its own import name)
-
-        with serve_in_thread(app) as url:
-            yield url
-    finally:
-        sys.path.remove(str(STARTER))
+    with serve_server_starter() as url:
+        yield url
 
 
 def _session(base: str, feature: str, tools: tuple[str, ...] = ()) -> AgentSession:
