@@ -1,4 +1,4 @@
-"""The thread list's actions: search, rename, delete; and a thread's audit rows.
+"""The thread list's actions: search, rename, delete, export; and a thread's audit rows.
 
 Reads run inside the state lock; writes to the thread database run after it (a plain call, so
 nothing else runs in between). Everything also works without a database (``INTERRUPT_CHAT_DB_URL
@@ -7,18 +7,20 @@ nothing else runs in between). Everything also works without a database (``INTER
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
 from . import driver, persistence, routing, runs, sync
 from .agui.sanitize import short_text
+from .store import export as store_export
 from .threads_db import ThreadDBError
 
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["ThreadListHandlers", "delete", "rename", "search"]
+__all__ = ["ThreadListHandlers", "delete", "export", "rename", "search"]
 
 TITLE_CHARS = 80
 
@@ -108,6 +110,41 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE
 
 
+def _file_name(title: str, thread_id: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", title).strip("-.")[:60] or "thread"
+    return f"{slug}-{re.sub(r'[^A-Za-z0-9]+', '', thread_id)[-8:]}"
+
+
+async def export(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> list[tuple[str, str]]:
+    """The thread as files to download, ``[(file name, text)]``: Markdown, then JSON ([] when unknown).
+
+    From the thread database (the thread as stored, read fresh), else from this tab's memory.
+    """
+    async with state:
+        chat = await driver.ready(state, chat_cls)
+        if not _known(chat, thread_id):
+            return []
+        owner, session = chat._owner_key, chat._sessions.get(thread_id)
+        title = chat._titles.get(thread_id) or next(
+            (row["title"] for row in chat.threads if row["id"] == thread_id), "")
+        db = persistence.database()
+        if db is None or not owner:
+            if session is None:
+                return []
+            files = [store_export.thread_markdown(session, title, []), store_export.thread_json(session, title, [])]
+    if db is not None and owner:
+        try:
+            exported: list[str | None] = [await persistence.db_call(db.export, owner, thread_id, fmt)
+                                          for fmt in store_export.EXPORT_FORMATS]
+            files = [text or "" for text in exported]
+        except ThreadDBError:  # logged once per outage (persistence.db_call)
+            async with state:
+                (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE
+            return []
+    name = _file_name(title, thread_id)
+    return [(f"{name}.md", files[0]), (f"{name}.json", files[1])] if files[0] else []
+
+
 def _chat(state: rx.State) -> type[ChatState]:
     """The concrete chat class a mixin's handler runs on."""
     return cast("type[ChatState]", state.__class__)
@@ -127,6 +164,12 @@ class ThreadListHandlers(rx.State, mixin=True):
     async def rename_thread(self, form_data: dict[str, Any]):
         """Rename a thread (the rename form: ``thread_id``, ``title``)."""
         await rename(self, _chat(self), str(form_data.get("thread_id", "")), str(form_data.get("title", "")))
+
+    @rx.event(background=True)
+    async def export_thread(self, thread_id: str):
+        """Download a thread as Markdown and as JSON (``thread-export``)."""
+        for name, text in await export(self, _chat(self), str(thread_id)):
+            yield rx.download(data=text, filename=name)
 
     @rx.event(background=True)
     async def delete_thread(self, thread_id: str):

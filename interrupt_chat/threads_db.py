@@ -64,6 +64,7 @@ from .agui.transcript import MessageView
 from .agui.transport import AgentClient
 from .store import audit as store_audit
 from .store import branches as store_branches
+from .store import export as store_export
 from .store import feedback as store_feedback
 from .store import files as store_files
 from .store import inbox as store_inbox
@@ -644,6 +645,22 @@ class ThreadDB:
             ThreadDBError: the database failed.
         """
         return store_feedback.of_owner(self, owner)
+
+    def export(self, owner: str, thread_id: str, fmt: str = "markdown") -> str | None:
+        """One of ``owner``'s threads as a file: ``"markdown"`` or ``"json"`` (:mod:`.store.export`); None if unknown.
+
+        Raises:
+            ValueError: ``fmt`` is not one of :data:`.store.export.EXPORT_FORMATS`.
+            ThreadDBError: the database failed.
+        """
+        if fmt not in store_export.EXPORT_FORMATS:
+            raise ValueError(f"export format {fmt!r}: one of {', '.join(store_export.EXPORT_FORMATS)}")
+        stored = self.read(owner, thread_id)
+        if stored is None:
+            return None
+        title = next((s.title for s in self.threads(owner) if s.thread_id == thread_id), "")
+        write = store_export.thread_json if fmt == "json" else store_export.thread_markdown
+        return write(stored.session, title, self.decisions(owner, thread_id))
 
     def export_jsonl(self, owner: str) -> str:
         """``owner``'s audit trail as JSON Lines, oldest first: decisions, rules, feedback (:mod:`.store.audit`)."""

@@ -1,4 +1,4 @@
-"""The thread list (new, search, switch, rename, delete) and a thread's audit trail, for apps to place.
+"""The thread list (new, search, switch, export, rename, delete) and a thread's audit trail, for apps to place.
 
 ``thread_list(state)`` and ``audit_trail(state)`` take the chat's state class
 (``ic.chat_state(...)``); both follow the DOM contract in docs/dom-contract.md.
@@ -63,6 +63,13 @@ def _delete(state: type[ChatState], thread: Any) -> rx.Component:
     )
 
 
+def _export(state: type[ChatState], thread: Any) -> rx.Component:
+    """Download the thread as Markdown and as JSON (two files)."""
+    return rx.icon_button(rx.icon("download", size=12), size="1", variant="ghost", aria_label="Export thread",
+                          title="Export thread (Markdown and JSON)", on_click=state.export_thread(thread["id"]),
+                          custom_attrs=_testid("thread-export"))
+
+
 def _item(state: type[ChatState], thread: Any) -> rx.Component:
     current = thread["current"] == "true"
     return rx.hstack(
@@ -80,6 +87,7 @@ def _item(state: type[ChatState], thread: Any) -> rx.Component:
             custom_attrs=_testid("thread-item", **{"data-thread-id": thread["id"], "data-current": thread["current"],
                                                    "data-pending": thread["pending"]}),
         ),
+        _export(state, thread),
         _rename(state, thread),
         _delete(state, thread),
         align="center", spacing="1", width="100%",

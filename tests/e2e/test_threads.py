@@ -7,6 +7,9 @@ delete (with confirmation) and search over titles and message text; each decisio
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from playwright.sync_api import expect
 
 from .conftest import Chat
@@ -103,3 +106,26 @@ def test_inbox_lists_every_waiting_interrupt_and_answers_each_exactly_once(chat,
     chat.wait("idle")
     expect(chat.cards()).to_have_count(0)
     assert (_resumes(demo_agent, first), _resumes(demo_agent, second)) == (1, 1)
+
+
+def test_thread_export_downloads_markdown_and_json_that_read_back(chat: Chat):
+    chat.open()
+    chat.send("history: export me")
+    chat.wait("idle")
+    answer = chat.last_assistant_text()
+    downloads = []
+    chat.page.on("download", lambda download: downloads.append(download))
+    row = chat.page.locator('[data-testid="thread-item"][data-current="true"]')
+    thread_id = row.get_attribute("data-thread-id")
+    chat.page.locator(f'[data-testid="thread-item"][data-thread-id="{thread_id}"] ~ [data-testid="thread-export"]'
+                      ).click()
+    deadline = 100  # both downloads, 10 s at the most
+    while len(downloads) < 2 and deadline:
+        chat.page.wait_for_timeout(100)
+        deadline -= 1
+    files = {d.suggested_filename.rsplit(".", 1)[1]: Path(d.path()).read_text() for d in downloads}
+    assert sorted(files) == ["json", "md"], [d.suggested_filename for d in downloads]
+    assert "## You\n\nhistory: export me" in files["md"] and answer.splitlines()[0] in files["md"]
+    document = json.loads(files["json"])
+    assert document["threadId"] == thread_id
+    assert [m["content"] for m in document["messages"] if m["role"] == "user"] == ["history: export me"]
