@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from .errors import MalformedEvent
 
 __all__ = ["DELTA_TYPES", "EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent",
-           "parse_delta_json", "parse_event"]
+           "parse_delta_json", "parse_event", "parse_snapshot_json"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,52 @@ def parse_delta_json(data: str) -> BaseEvent | None:
     if event.type in DELTA_TYPES and event.raw_event is None and event.metadata is None and not event.model_extra:
         return event
     return None
+
+
+_SNAPSHOT_PREFIX = re.compile(r'\{\s*"type"\s*:\s*"MESSAGES_SNAPSHOT"')
+
+
+def _plain_part(part: Any) -> bool:
+    source = part.__dict__.get("source")
+    return not part.__pydantic_extra__ and (source is None or not source.__pydantic_extra__)
+
+
+def _plain_message(message: Any) -> bool:
+    """A snapshot message of fixed depth: known fields only, and no free-form JSON (an activity's content).
+
+    Reads the models' own ``__dict__`` (a field a role lacks is a miss there, not a raised AttributeError).
+    """
+    if message.__pydantic_extra__ or message.role == "activity":
+        return False
+    fields = message.__dict__
+    content = fields.get("content")
+    if content.__class__ is list and not all(map(_plain_part, content)):
+        return False
+    calls = fields.get("tool_calls")
+    return not calls or all(not c.__pydantic_extra__ and not c.function.__pydantic_extra__ for c in calls)
+
+
+def parse_snapshot_json(data: str) -> BaseEvent | None:
+    """A ``MESSAGES_SNAPSHOT`` validated straight from its JSON text; None: take the general path.
+
+    A snapshot carries the whole thread, and producers such as LangGraph's send one at the end of
+    every run: building its dicts with ``json.loads``, walking them for the depth limit and then
+    validating them cost about three times what pydantic's reading of the text does. Only a plain
+    snapshot is taken (no ``rawEvent``, ``metadata`` or unknown fields on it or on any message, part
+    or tool call, no activity message): its depth is that of the AG-UI models, so the general path's
+    depth limit has nothing to see. Anything else, an error included, is None. The caller keeps
+    surrogate escapes away.
+    """
+    if _SNAPSHOT_PREFIX.match(data) is None:
+        return None
+    try:
+        event = EVENT_ADAPTER.validate_json(data)
+    except ValidationError:
+        return None
+    if (event.type != EventType.MESSAGES_SNAPSHOT or event.raw_event is not None or event.metadata is not None
+            or event.model_extra or not all(map(_plain_message, event.messages))):
+        return None
+    return event
 
 
 def parse_event(obj: Any) -> BaseEvent | None:

@@ -486,11 +486,11 @@ class Transcript:
                 wire[view.id] = (view, entry[1], entry[2])
 
     def _view_from_message(self, message: Message) -> MessageView:
+        fields = message.__dict__  # a field a role lacks is a miss here, not pydantic's raised AttributeError
         role = message.role
-        content = getattr(message, "content", None)
+        content = fields.get("content")
         view = MessageView(id=message.id, role=role, parts=[text_of(content)] if content else [],
-                           name=getattr(message, "name", None),
-                           encrypted_value=getattr(message, "encrypted_value", None))
+                           name=fields.get("name"), encrypted_value=fields.get("encrypted_value"))
         if content is not None and not isinstance(content, str) and role != "activity":
             view.raw_content = content
         if isinstance(message, AssistantMessage):

@@ -37,7 +37,7 @@ from .errors import (
     MalformedEvent,
     RunCancelled,
 )
-from .events import parse_delta_json, parse_event
+from .events import parse_delta_json, parse_event, parse_snapshot_json
 from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
 __all__ = [
@@ -353,7 +353,7 @@ def _too_large() -> AgentStreamError:
 
 def _decode(data: str, repair: SurrogateRepair) -> BaseEvent | None:
     if not repair.needed(data):  # the common case first: a plain delta, read straight from its JSON text
-        event = parse_delta_json(data)
+        event = parse_delta_json(data) or parse_snapshot_json(data)
         if event is not None:
             return event
     try:

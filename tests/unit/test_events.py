@@ -1,4 +1,5 @@
-"""``parse_delta_json``, the fast path for streamed deltas, agrees with the general path or stands aside.
+"""``parse_delta_json`` and ``parse_snapshot_json``, the fast paths for streamed deltas and for snapshots, agree
+with the general path or stand aside.
 
 The general path is ``json.loads`` then :func:`parse_event` (with the depth limit and the surrogate
 repair in the transport). The fast path may only ever return the event the general path would
@@ -12,7 +13,7 @@ import random
 
 import pytest
 
-from interrupt_chat.agui.events import parse_delta_json, parse_event
+from interrupt_chat.agui.events import parse_delta_json, parse_event, parse_snapshot_json
 from interrupt_chat.agui.sanitize import SurrogateRepair
 from interrupt_chat.agui.transport import _decode
 
@@ -76,3 +77,43 @@ def test_a_pair_split_across_deltas_is_rejoined_with_the_fast_path_in_place():
     second = _decode('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\\ude00b"}', repair)
     plain = _decode('{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"c"}', repair)
     assert [e.delta for e in (first, second, plain)] == ["a", "\U0001f600b", "c"]
+
+
+# -- parse_snapshot_json: a MESSAGES_SNAPSHOT straight from its text (issue 27) -------------------------------
+
+SNAPSHOT_MESSAGES = [
+    {"id": "u1", "role": "user", "content": "hi ü 😀 \\ \" \n"},
+    {"id": "a1", "role": "assistant", "content": "calling",
+     "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"x\": [1, {}]}"}}]},
+    {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "done", "error": "no"},
+    {"id": "u2", "role": "user", "content": [{"type": "text", "text": "see"},
+                                             {"type": "image", "source": {"type": "url", "value": "https://x/y.png"}}]},
+    {"id": "s1", "role": "system", "content": "be brief"},
+    {"id": "a2", "role": "assistant"},
+]
+
+
+def test_a_plain_snapshot_is_read_from_its_text_as_the_general_path_reads_it():
+    for messages in (SNAPSHOT_MESSAGES, [], SNAPSHOT_MESSAGES[:1]):
+        data = json.dumps({"type": "MESSAGES_SNAPSHOT", "messages": messages}, ensure_ascii=False)
+        fast = parse_snapshot_json(data)
+        assert fast is not None and fast == general(data)
+        assert _decode(data, SurrogateRepair()) == general(data)
+
+
+@pytest.mark.parametrize("change", [
+    lambda e: e.update(rawEvent={"a": [[1]]}),
+    lambda e: e.update(metadata={}),
+    lambda e: e.update(extra=[[[1]]]),
+    lambda e: e["messages"][0].update(extra={"deep": [[[]]]}),  # an unknown field on a message
+    lambda e: e["messages"][1]["toolCalls"][0].update(extra=1),
+    lambda e: e["messages"][1]["toolCalls"][0]["function"].update(extra=1),
+    lambda e: e["messages"][3]["content"][1]["source"].update(extra=1),
+    lambda e: e["messages"].append({"id": "x", "role": "activity", "activityType": "a", "content": {"d": [[1]]}}),
+    lambda e: e["messages"][0].update(content=42),  # invalid: the general path words the error
+    lambda e: e.update(type="MESSAGES_SNAPSHOTS"),
+])
+def test_the_snapshot_fast_path_stands_aside_for_anything_but_a_plain_valid_snapshot(change):
+    event = {"type": "MESSAGES_SNAPSHOT", "messages": json.loads(json.dumps(SNAPSHOT_MESSAGES))}
+    change(event)
+    assert parse_snapshot_json(json.dumps(event)) is None
