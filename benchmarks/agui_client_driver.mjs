@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { createRequire } from "node:module";
-import { AbstractAgent } from "@ag-ui/client";
+import { AbstractAgent, HttpAgent } from "@ag-ui/client";
 import { from } from "rxjs";
 
 class Replay extends AbstractAgent {
@@ -28,16 +28,20 @@ class Replay extends AbstractAgent {
 }
 
 const data = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// With "url" (core_scaling section 4), the runs come from that AG-UI server over SSE: HttpAgent's own
+// transport (fetch, SSE parsing, JSON.parse) is timed too.
+const newAgent = () => (data.url ? new HttpAgent({ url: data.url, threadId: data.threadId })
+  : new Replay(data.threadId, data.runs));
 const require = createRequire(import.meta.url);
 const version = require("@ag-ui/client/package.json").version;
 const runMs = [];
-let agent = new Replay(data.threadId, data.runs);
+let agent = newAgent();
 for (const run of data.runs.slice(0, data.warmup || 0)) {  // warm the JIT up first (untimed)
   agent.addMessage({ id: run.user.id, role: "user", content: run.user.content });
   await agent.runAgent();
 }
 for (let repeat = 0; repeat < data.repeats; repeat++) {
-  agent = new Replay(data.threadId, data.runs);
+  agent = newAgent();
   const times = [];
   for (const run of data.runs) {
     const t0 = performance.now();

@@ -39,15 +39,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -301,6 +304,43 @@ def ours_pass(runs: list[list[dict[str, Any]]]) -> list[float]:
     return times
 
 
+def ours_sse_pass(url: str, count: int) -> list[float]:
+    """Seconds of each run through ``AgentSession.send()`` against the SSE replay server: the transport too."""
+    times: list[float] = []
+
+    async def thread() -> None:
+        session = AgentSession(url, thread_id=THREAD_ID)
+        for i in range(count):
+            t0 = time.perf_counter()
+            async for _ in session.send(user_text(i), message_id=ids(i)["user"]):
+                pass
+            times.append(time.perf_counter() - t0)
+        assert session.error is None, session.error
+        assert len(session.transcript.messages) == 3 * count
+
+    asyncio.run(thread())
+    return times
+
+
+@contextlib.contextmanager
+def sse_server(data_path: Path) -> Iterator[str]:
+    """``benchmarks/_sse_replay.py`` in its own process on a free loopback port; yields its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks._sse_replay", str(data_path), str(port)], cwd=ROOT)
+    try:
+        for _ in range(300):
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
 def js_runtime() -> list[str] | None:
     """The command that runs JavaScript here: node, else bun (PATH, then the repository's .tools)."""
     for name in ("node", "bun"):
@@ -358,17 +398,23 @@ def naive_pass(runs: list[list[dict[str, Any]]]) -> list[float]:
     return times
 
 
-def compare(thread: str, runs: list[list[dict[str, Any]]], runtime: list[str] | None) -> float:
-    """Events/s of ours vs the client's (or the naive reducer's) on ``runs``; returns the ratio."""
+def compare(thread: str, runs: list[list[dict[str, Any]]], runtime: list[str] | None, sse: bool = False) -> float:
+    """Events/s of ours vs the client's (or the naive reducer's) on ``runs``; returns the ratio.
+
+    With ``sse``, both sides read the runs from ``_sse_replay`` over loopback HTTP (their transports timed);
+    needs the client.
+    """
     events = sum(len(r) for r in runs)
     ours, theirs = [float("inf")] * len(runs), [float("inf")] * len(runs)
     label, detail = "naive deep-copy reducer (fallback)", ""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         data_path = Path(tmp) / "runs.json"
-        if runtime is not None:
-            data = {"threadId": THREAD_ID, "repeats": 1, "warmup": WINDOW,
-                    "runs": [{"user": {"id": ids(i)["user"], "content": user_text(i)}, "events": r}
-                             for i, r in enumerate(runs)]}
+        data = {"threadId": THREAD_ID, "repeats": 1, "warmup": WINDOW,
+                "runs": [{"user": {"id": ids(i)["user"], "content": user_text(i)}, "events": r}
+                         for i, r in enumerate(runs)]}
+        data_path.write_text(json.dumps(data))
+        if sse:
+            data["url"] = stack.enter_context(sse_server(data_path))
             data_path.write_text(json.dumps(data))
         for _ in range(COMPARE_PASSES):  # alternate the sides, so that a busy machine slows both
             if runtime is not None:
@@ -379,7 +425,8 @@ def compare(thread: str, runs: list[list[dict[str, Any]]], runtime: list[str] | 
             else:
                 theirs = [min(a, b) for a, b in zip(theirs, naive_pass(runs), strict=True)]
             gc.collect()
-            ours = [min(a, b) for a, b in zip(ours, ours_pass(runs), strict=True)]
+            mine = ours_sse_pass(data["url"], len(runs)) if sse else ours_pass(runs)
+            ours = [min(a, b) for a, b in zip(ours, mine, strict=True)]
     window = max(1, len(runs) // 10)
     first, last = range(window), range(len(runs) - window, len(runs))
     ours_rate, theirs_rate = events / sum(ours), events / sum(theirs)
@@ -409,6 +456,12 @@ def section_compare(count: int) -> bool:
     verdict = "ok" if ratio >= GOAL_FASTER else "MISSED"
     print(f"      goal: ours >= {GOAL_FASTER:.0f}x on snapshot-heavy threads: {verdict}")
     compare("plain", plain, runtime)
+    if runtime is not None:
+        print("\n4. the same with the SSE transport on both sides: each run POSTed to a loopback server in its own"
+              " process (benchmarks/_sse_replay.py) that streams the recorded events; ours AgentClient (httpx,"
+              " httpx-sse, our decode), theirs HttpAgent (fetch, its SSE parser, JSON.parse)")
+        compare("snapshot-heavy over SSE", heavy, runtime, sse=True)
+        compare("plain over SSE", plain, runtime, sse=True)
     return ratio >= GOAL_FASTER
 
 
