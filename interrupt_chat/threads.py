@@ -134,9 +134,8 @@ async def export(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
             files = [store_export.thread_markdown(session, title, []), store_export.thread_json(session, title, [])]
     if db is not None and owner:
         try:
-            exported: list[str | None] = [await persistence.db_call(db.export, owner, thread_id, fmt)
-                                          for fmt in store_export.EXPORT_FORMATS]
-            files = [text or "" for text in exported]
+            exported = await persistence.db_call(store_export.export, db, owner, thread_id)
+            files = [exported[fmt] for fmt in store_export.EXPORT_FORMATS] if exported else ["", ""]
         except ThreadDBError:  # logged once per outage (persistence.db_call)
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE

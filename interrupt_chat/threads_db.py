@@ -647,20 +647,9 @@ class ThreadDB:
         return store_feedback.of_owner(self, owner)
 
     def export(self, owner: str, thread_id: str, fmt: str = "markdown") -> str | None:
-        """One of ``owner``'s threads as a file: ``"markdown"`` or ``"json"`` (:mod:`.store.export`); None if unknown.
-
-        Raises:
-            ValueError: ``fmt`` is not one of :data:`.store.export.EXPORT_FORMATS`.
-            ThreadDBError: the database failed.
-        """
-        if fmt not in store_export.EXPORT_FORMATS:
-            raise ValueError(f"export format {fmt!r}: one of {', '.join(store_export.EXPORT_FORMATS)}")
-        stored = self.read(owner, thread_id)
-        if stored is None:
-            return None
-        title = next((s.title for s in self.threads(owner) if s.thread_id == thread_id), "")
-        write = store_export.thread_json if fmt == "json" else store_export.thread_markdown
-        return write(stored.session, title, self.decisions(owner, thread_id))
+        """One of ``owner``'s threads as a ``"markdown"`` or ``"json"`` file; None if unknown (:mod:`.store.export`)."""
+        files = store_export.export(self, owner, thread_id, (fmt,))
+        return None if files is None else files[fmt]
 
     def export_jsonl(self, owner: str) -> str:
         """``owner``'s audit trail as JSON Lines, oldest first: decisions, rules, feedback (:mod:`.store.audit`)."""

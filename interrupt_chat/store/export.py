@@ -12,13 +12,18 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import select
+
 from ..agui.interrupts import interrupt_dict
+from . import audit
+from .schema import threads_table
 from .types import DecisionRecord
 
 if TYPE_CHECKING:
     from ..agui.session import AgentSession
+    from ..threads_db import ThreadDB
 
-__all__ = ["EXPORT_FORMATS", "thread_json", "thread_markdown"]
+__all__ = ["EXPORT_FORMATS", "export", "thread_json", "thread_markdown"]
 
 EXPORT_FORMATS = ("markdown", "json")
 RESULT_CHARS = 4_000  # a tool result longer than this is shortened in the Markdown (the JSON keeps it whole)
@@ -39,11 +44,6 @@ def _waiting(session: AgentSession) -> list[dict[str, Any]]:
     return rows
 
 
-def _decision(entry: DecisionRecord) -> dict[str, Any]:
-    return {"interruptId": entry.interrupt_id, "runId": entry.run_id, "reason": entry.reason,
-            "action": entry.action, "by": entry.by, "payload": entry.payload, "at": entry.at.isoformat()}
-
-
 def thread_json(session: AgentSession, title: str, decisions: list[DecisionRecord],
                 now: datetime | None = None) -> str:
     """The thread as JSON: ``{threadId, title, exportedAt, messages, waiting, decisions}``."""
@@ -54,7 +54,7 @@ def thread_json(session: AgentSession, title: str, decisions: list[DecisionRecor
                      for m in session.transcript.to_messages()],
         "state": session.transcript.state,
         "waiting": _waiting(session),
-        "decisions": [_decision(entry) for entry in decisions],
+        "decisions": [entry.to_json() for entry in decisions],
     }
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
@@ -96,8 +96,9 @@ def thread_markdown(session: AgentSession, title: str, decisions: list[DecisionR
     waiting = _waiting(session)
     if waiting:
         lines += ["## Waiting for you", ""]
-        lines += [f"- {w.get('reason') or w.get('name') or w['kind']}: {w.get('message') or ''}".rstrip(": ")
-                  for w in waiting]
+        for w in waiting:
+            what, prompt = w.get("reason") or w.get("name") or w["kind"], w.get("message")
+            lines.append(f"- {what}: {prompt}" if prompt else f"- {what}")
         lines.append("")
     if decisions:
         lines += ["## Decisions", ""]
@@ -105,3 +106,25 @@ def thread_markdown(session: AgentSession, title: str, decisions: list[DecisionR
                   f" ({entry.reason or 'request'})" for entry in decisions]
         lines.append("")
     return "\n".join(lines)
+
+
+def export(db: ThreadDB, owner: str, thread_id: str,
+           formats: tuple[str, ...] = EXPORT_FORMATS) -> dict[str, str] | None:
+    """``owner``'s thread in each of ``formats``, from one read of it; None if there is no such thread.
+
+    Raises:
+        ValueError: a format is not one of :data:`EXPORT_FORMATS`.
+        ThreadDBError: the database failed.
+    """
+    unknown = [fmt for fmt in formats if fmt not in EXPORT_FORMATS]
+    if unknown:
+        raise ValueError(f"export format {unknown[0]!r}: one of {', '.join(EXPORT_FORMATS)}")
+    stored = db.read(owner, thread_id)
+    if stored is None:
+        return None
+    t = threads_table
+    with db._transaction("read a thread's title") as conn:
+        title = conn.execute(select(t.c.title).where((t.c.owner == owner) & (t.c.thread_id == thread_id))).scalar()
+    decisions = audit.decisions(db, owner, thread_id)
+    write = {"markdown": thread_markdown, "json": thread_json}
+    return {fmt: write[fmt](stored.session, title or "", decisions) for fmt in formats}
