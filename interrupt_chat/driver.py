@@ -20,7 +20,7 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import answers, expiry, links, live, notifier, persistence, routing, rule_answers, runs, streaming, sync
+from . import answers, expiry, links, live, notifier, paging, persistence, routing, rule_answers, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
 from .views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
@@ -52,20 +52,22 @@ async def stop(chat: ChatState) -> bool:
 
 
 async def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
-                  redraw: bool = False) -> None:
+                  redraw: bool = False, shown: bool = False) -> None:
     """Copy the session's transcript and status into the chat's vars (inside the lock).
 
-    The conversation is ``messages`` (the history) followed by ``live`` (the current turn: the
-    user's message through its resumes, in its own state, loaded here when it changes); streaming
-    touches only ``live``. ``full``: every var (a thread shown anew). ``starting``: a run is about
+    The conversation is ``history`` (the turns before this one, sent as changes: :mod:`.paging`)
+    followed by ``live`` (the current turn: the user's message through its resumes, in its own
+    state, loaded here when it changes); streaming touches only ``live``. ``full``: every var (a
+    thread shown anew). ``shown``: a page (re)loaded the thread: it gets the history's newest page
+    whether or not it changed (another thread's history goes that way by itself). ``starting``: a run is about
     to start, show it as running already. ``redraw``: the frozen texts changed (see
     :mod:`interrupt_chat.streaming`), so ``live`` is rebuilt even if the transcript did not change.
     """
     transcript = session.transcript
     history, tail = transcript.take_changes()
     split = transcript.tail_start
-    if full or history:
-        _assign(chat, "messages", message_rows(transcript.messages[:split], transcript))
+    if full or history or shown:
+        paging.publish(chat, session, reset=shown)
     if full or tail or redraw:
         _assign(await live.load(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
                                                           chat._frozen))
@@ -132,7 +134,8 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
         chat.loaded = True
         await persistence.show_trail(chat)
         session = chat._session()
-        await publish(chat, session, full=True, starting=chat.status == "running")  # another worker's run (orphans.py)
+        # starting: another worker's run (orphans.py)
+        await publish(chat, session, full=True, starting=chat.status == "running", shown=True)
         await routing.route(state, chat_cls, session)
     return chat
 

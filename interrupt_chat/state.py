@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, attaching, branching, driver, live, orphans, persistence, routing, rule_answers, sending
+from . import answers, attaching, branching, driver, live, orphans, paging, persistence, routing, rule_answers, sending
 from .agui import AgentClient, AgentSession, new_id
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
@@ -24,7 +24,6 @@ from .mixins import ConcreteSubclasses
 from .threads import ThreadListHandlers
 from .threads_db import ThreadSummary
 from .tools import FrontendToolState, ToolHandlers, attach
-from .views import MessageRow
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
@@ -100,10 +99,9 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
 
 class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers,
                 branching.BranchHandlers, attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers,
-                rx.State, mixin=True, metaclass=ConcreteSubclasses):
+                paging.HistoryHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""
 
-    messages: list[MessageRow] = []  # the history: every turn before the current one
     status: str = "idle"  # idle | running | interrupted | error
     error: str = ""
     step: str = ""
@@ -177,6 +175,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
             session.client = session.client or self._client()
             self.thread_id = session.thread_id
             await driver.publish(self, session, full=True)
+            paging.show_match(self, session, self.thread_query)  # opened from the search: at its match
             await persistence.show_trail(self)
             return self.__class__.route_interrupts
 

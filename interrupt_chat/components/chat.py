@@ -15,6 +15,7 @@ from ..state import ChatState, InterruptState
 from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
+from .history import HistoryStore, history_focus, history_more
 from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import ToolRenderers, message_row, policy_note
 from .notify import notify_toggle
@@ -81,14 +82,18 @@ def _slot(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState
 
 def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) -> rx.Component:
     turn = state.live_state  # its own state: a push of the current turn re-renders only its rows (live.py)
+    history = HistoryStore(state)  # the page's copy, fed by deltas (paging.py)
     return rx.box(
         rx.cond(
-            (state.messages.length() == 0) & (turn.live.length() == 0),
+            (history.rows.length() == 0) & (turn.live.length() == 0),
             rx.center(rx.text("Ask the agent something.", color_scheme="gray", size="2"),
                       class_name="ic-empty"),
         ),
-        rx.foreach(state.messages, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes,
-                                                           state)),
+        history_more(state, history, older=True),
+        rx.foreach(history.rows, lambda row: rx.fragment(
+            message_row(row, state.resync_stream, renderers, state.policy_notes, state), key=row.id)),
+        history_more(state, history, older=False),
+        history_focus(state),
         rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes, state)),
         # a rule's answer to an interrupt that names no tool call of the transcript: after the messages
         rx.foreach(state.policy_notes, lambda note: rx.cond(note["call_id"] == "", policy_note(note))),

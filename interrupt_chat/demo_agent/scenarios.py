@@ -16,7 +16,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
-from . import dojo, frontend, generative, interrupts
+from . import backlog, dojo, frontend, generative, interrupts
 from .context import RunContext
 from .events import new_id
 from .store import PendingInterrupt
@@ -251,6 +251,7 @@ SCENARIOS: dict[str, Scenario] = {
     "xss": xss,
     "tools": tools,
     "history": history,
+    "backlog": backlog.backlog,
     "write": dojo.write,
     "think": dojo.think,
     "haiku": dojo.haiku,

@@ -18,6 +18,8 @@ from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
+from interrupt_chat.history import HistoryStore, apply
+
 PREFIX, SUFFIX = "window.icStream?.(", ")"
 
 
@@ -53,6 +55,7 @@ class Page:
 
     entries: dict[str, _Entry] = field(default_factory=dict)
     scripts: list[str] = field(default_factory=list)
+    stores: dict[int, HistoryStore[Any]] = field(default_factory=dict)  # chat state (by identity) -> its history
 
     async def emit(self, token: str, *events: Event) -> None:
         for event in events:
@@ -74,6 +77,18 @@ class Page:
         entry = self.entries.setdefault(stream, _Entry())
         entry.seed(base)
         return entry.text
+
+    def history(self, chat: Any) -> list[Any]:
+        """The history rows the page holds for a chat state, after its ``history`` var (as ``history_rows.js``).
+
+        A test that does not send the state between events sees each delta made against nothing
+        sent: a reset of the newest page, which a fresh page applies too.
+        """
+        store = self.stores.get(id(chat), HistoryStore())
+        after = apply(store, chat.history)
+        assert after is not None, "the page missed a history delta"
+        self.stores[id(chat)] = after
+        return after.rows
 
     def show(self, row: Any) -> Any:
         """A copy of a ``MessageRow`` with the texts the page shows (its own and its tool calls' arguments)."""

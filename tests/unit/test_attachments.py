@@ -107,7 +107,7 @@ def upload(name: str, data: bytes) -> rx.UploadFile:
     return rx.UploadFile(file=io.BytesIO(data), path=Path(name))
 
 
-async def test_files_are_stored_apart_sent_as_parts_and_resent_with_the_history(chat, agent, database):
+async def test_files_are_stored_apart_sent_as_parts_and_resent_with_the_history(chat, agent, database, page):
     tab = await Tab(chat.state, agent[1]).load()
     image = png()
     await chat.state.attach_files.fn(tab.chat, [upload("a.png", image), upload("notes.txt", b"some notes")])
@@ -128,7 +128,7 @@ async def test_files_are_stored_apart_sent_as_parts_and_resent_with_the_history(
     first = next(m for m in tab.requests()[-1]["messages"] if m["role"] == "user")
     assert first["content"][1]["source"]["value"] == base64.b64encode(image).decode()
     other = await Tab(chat.state, agent[1]).load()  # a reload draws them
-    row = next(r for r in other.chat.messages if r.role == "user")
+    row = next(r for r in page.history(other.chat) if r.role == "user")
     assert [(a.name, a.mime, a.size) for a in row.attachments] == [("a.png", "image/png", human_size(len(image))),
                                                                   ("notes.txt", "text/plain", "10 B")]
     owner, thread = tab.chat._owner_key, tab.chat.thread_id

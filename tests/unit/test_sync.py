@@ -70,7 +70,7 @@ async def until(predicate, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_an_answer_in_one_tab_clears_the_card_in_the_other(tabs, chats, agent):
+async def test_an_answer_in_one_tab_clears_the_card_in_the_other(tabs, chats, agent, page):
     a = await _open(tabs, chats["fast"], agent[2])
     await a.send("approval")
     b = await _open(tabs, chats["fast"], agent[2])
@@ -80,7 +80,7 @@ async def test_an_answer_in_one_tab_clears_the_card_in_the_other(tabs, chats, ag
     await a.resolve({"approved": True}, interrupt_id)
     # the status and the slot's cards are two states, refreshed one after the other: wait for both
     await until(lambda: b.chat.status == "idle" and not b.chat.locked and not config.cards)
-    assert [m.content for m in b.chat.messages if m.role == "user"] == ["approval"]
+    assert [m.content for m in page.history(b.chat) if m.role == "user"] == ["approval"]
     assert [d["action"] for d in b.chat.decisions] == ["resolved"]
 
 
@@ -105,7 +105,7 @@ async def test_a_running_turn_streams_into_the_other_tab(tabs, chats, agent):
     assert not b.chat.following
 
 
-async def test_a_rename_and_a_delete_reach_the_other_tabs_thread_list(tabs, chats, agent):
+async def test_a_rename_and_a_delete_reach_the_other_tabs_thread_list(tabs, chats, agent, page):
     a = await _open(tabs, chats["fast"], agent[2])
     await a.send("hello")
     thread_id = a.chat.thread_id
@@ -114,14 +114,14 @@ async def test_a_rename_and_a_delete_reach_the_other_tabs_thread_list(tabs, chat
     await until(lambda: [row["title"] for row in b.chat.threads if row["id"] == thread_id] == ["Renamed elsewhere"])
     await a.cls.delete_thread.fn(a.chat, thread_id)
     await until(lambda: all(row["id"] != thread_id for row in b.chat.threads) and b.chat.thread_id != thread_id)
-    assert b.chat.messages == []
+    assert page.history(b.chat) == []
 
 
-async def test_a_tab_of_another_owner_hears_nothing(tabs, chats, agent):
+async def test_a_tab_of_another_owner_hears_nothing(tabs, chats, agent, page):
     a = await _open(tabs, chats["fast"], agent[2])
     stranger = await Tab(chats["fast"], agent[2], owner="someone-else").load()
     tabs[stranger.token] = stranger
     await a.send("approval")
     await asyncio.sleep(0.2)
-    assert stranger.chat.status == "idle" and stranger.chat.messages == []
+    assert stranger.chat.status == "idle" and page.history(stranger.chat) == []
     assert all(row["id"] != a.chat.thread_id for row in stranger.chat.threads)

@@ -1,0 +1,118 @@
+"""A thread of 1,000 messages in the browser (issue 27, decision 22): it opens at its newest page with the
+request focused, older pages load as the person scrolls up, the thread search opens it at an old match,
+a turn sends only the turn, and axe finds nothing.
+
+The demo agent's ``backlog N`` answers with a snapshot of N more turns (markdown with code blocks, a
+tool call every tenth turn); an ``approval`` after it leaves the thread with a pending request at its end.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .a11y import assert_axe_clean
+from .conftest import Chat
+
+ROWS = 30  # interrupt_chat.history.PAGE_ROWS: the rows a thread opens with
+
+
+def _long_thread(chat: Chat, turns: int = 500) -> None:
+    """A thread of ``turns`` backlog turns, then a pending approval; reloaded."""
+    chat.open()
+    for text in (f"backlog {turns}", "approval"):  # not chat.send, which counts one more user message
+        chat.input.fill(text)
+        chat.input.press("Enter")
+        if text != "approval":
+            expect(chat.messages("assistant").filter(has_text="That is the whole backlog")).to_be_visible(
+                timeout=60_000)
+            chat.wait("idle")
+    chat.wait("interrupted")
+    chat.page.reload()
+    expect(chat.input).to_be_visible(timeout=60_000)
+    chat.wait("interrupted")
+
+
+def _drawn(chat: Chat) -> int:
+    return chat.page.get_by_test_id("message").count()
+
+
+def test_a_long_thread_opens_at_its_newest_page_with_the_request_focused(chat: Chat):
+    _long_thread(chat)
+    expect(chat.messages("assistant").filter(has_text="Step 499")).to_be_visible()
+    expect(chat.cards()).to_have_count(1)
+    older = chat.page.get_by_test_id("history-older")
+    expect(older).to_be_visible()
+    assert _drawn(chat) <= ROWS + 5  # the newest page and the current turn, not 1,000 messages
+    assert int(older.get_attribute("data-at") or 0) > 900
+    chat.page.wait_for_function(  # docs/accessibility.md: the request takes the focus
+        "() => document.activeElement && document.activeElement.closest('[data-testid=\"interrupt-slot\"]')")
+    assert_axe_clean(chat.page, "long thread")
+
+
+def test_older_pages_load_as_the_person_scrolls_up_and_keep_their_place(chat: Chat):
+    _long_thread(chat, 60)  # 133 messages: five pages
+    box = chat.page.get_by_test_id("chat-messages")
+    older = chat.page.get_by_test_id("history-older")
+    first = chat.page.locator('[data-testid="message"][data-message-id="backlog-u0"]')
+    for _ in range(20):
+        if first.count():
+            break
+        at = older.get_attribute("data-at")
+        oldest = chat.page.get_by_test_id("message").first.get_attribute("data-message-id")
+        box.evaluate("(el) => { el.scrollTop = 0; }")
+        expect(older).not_to_have_attribute("data-at", at or "")
+        # the row that was first is still where the person left it: the new page came in above it
+        top = chat.page.locator(f'[data-message-id="{oldest}"]').evaluate(
+            "(el) => el.getBoundingClientRect().top - el.closest('[data-chat-scroll]').getBoundingClientRect().top")
+        assert top >= 0
+    expect(first).to_be_attached()
+    expect(older).to_have_count(0)  # the page holds the whole thread
+    assert chat.messages("user").first.inner_text().startswith("backlog 60")
+
+
+def test_earlier_messages_is_a_button_for_the_keyboard(chat: Chat):
+    _long_thread(chat, 40)
+    older = chat.page.get_by_test_id("history-older")
+    drawn = _drawn(chat)
+    older.focus()
+    chat.page.keyboard.press("Enter")
+    expect(chat.page.get_by_test_id("message")).not_to_have_count(drawn)
+    assert _drawn(chat) > drawn
+
+
+def test_the_thread_search_opens_the_thread_at_an_old_match(chat: Chat):
+    _long_thread(chat)
+    chat.page.get_by_test_id("thread-new").click()  # the search is made from another thread
+    chat.send("hello")
+    chat.wait("idle")
+    item = chat.page.get_by_test_id("thread-item")
+    expect(item).to_have_count(2)
+    chat.page.get_by_test_id("thread-search").fill("topic-123?")
+    expect(item).to_have_count(1)
+    item.first.click()
+    match = chat.page.locator('[data-message-id="backlog-u123"]')
+    expect(match).to_be_visible()
+    expect(match).to_have_attribute("data-match", "true")
+    expect(chat.messages("assistant").filter(has_text="Step 499")).to_have_count(0)  # not drawn: far below
+    newer = chat.page.get_by_test_id("history-newer")
+    expect(newer).to_be_attached()
+    assert _drawn(chat) <= ROWS + 5
+    assert_axe_clean(chat.page, "long thread at a search's match")
+    newer.click()  # the pages below come as the person goes down
+    expect(chat.page.locator('[data-message-id="backlog-u140"]')).to_be_attached()
+
+
+def test_a_turn_on_a_long_thread_sends_only_the_turn(chat: Chat):
+    """The websocket bytes of an answer do not grow with the thread: the history is not sent again."""
+    _long_thread(chat, 300)
+    chat.card().get_by_test_id("interrupt-approve").click()
+    chat.wait("idle")
+    cdp = chat.page.context.new_cdp_session(chat.page)
+    cdp.send("Network.enable")
+    sizes: list[int] = []
+    cdp.on("Network.webSocketFrameReceived", lambda event: sizes.append(len(event["response"]["payloadData"])))
+    chat.send("hello")
+    chat.wait("idle")
+    chat.send("hello again")  # this turn's start moves the last one into the history
+    chat.wait("idle")
+    assert sum(sizes) < 40_000, sizes  # two short answers; the thread's 600 messages are about 400 KB
