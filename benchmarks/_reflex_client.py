@@ -183,7 +183,9 @@ class ChatView:
                 continue
             for name, value in values.items():
                 var = strip_marker(name)
-                if var in ("live", "messages") and isinstance(value, list):
+                if var == "history" and isinstance(value, dict):  # a delta of the history's rows (paging.py)
+                    value = value.get("rows")
+                if var in ("live", "history") and isinstance(value, list):
                     for row in value:
                         if isinstance(row, dict):
                             self._row(row, changed)
@@ -206,7 +208,7 @@ class ChatView:
 
     def _name_chat(self, state: str, values: dict[str, Any]) -> None:
         if self.match in state and not state.endswith(LIVE_SUFFIX) and \
-                any(strip_marker(k) in ("messages", "status") for k in values):
+                any(strip_marker(k) in ("history", "status") for k in values):
             self.state_key = state
 
     def _is_chat(self, state: str) -> bool:

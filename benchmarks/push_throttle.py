@@ -85,7 +85,9 @@ from reflex_base.utils import format as rx_format  # noqa: E402
 from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
 from interrupt_chat import answers, driver, registry  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, events, parse_event  # noqa: E402
+from interrupt_chat.history import HistoryDelta  # noqa: E402
 from interrupt_chat.live import live_of  # noqa: E402
+from interrupt_chat.paging import history_rows  # noqa: E402
 from interrupt_chat.driver import (  # noqa: E402
     ENVELOPE_BYTES,
     FLUSH_NOW,
@@ -206,7 +208,7 @@ class Push:
     kind: str  # send | resume | immediate | interval | trailing | end | other
     bytes: int  # the var delta's update plus the chunk event's
     seconds: float  # CPU inside the block, plus serialising the delta and the chunk event
-    history: bool  # the delta carries the `messages` var (the history)
+    history: bool  # the delta carries the `history` var (rows of the history)
     chunk_bytes: int = 0  # of ``bytes``: the chunk event's update (0: no chunks)
     chunk_chars: int = 0  # streamed characters in the chunks
 
@@ -256,12 +258,13 @@ class Chat:
             session.tracker.finalize()
             session._after_run()
         self.chat._sessions, self.chat.thread_id = {THREAD_ID: session}, THREAD_ID
-        self.chat.messages, live_of(self.chat).live = [], []
+        self.chat.history, self.chat._history_feed, live_of(self.chat).live = HistoryDelta(), None, []
         self.chat._frozen, self.chat._resync = {}, False  # the scenarios reuse ids: nothing frozen from the last
         asyncio.run((publish or REAL_PUBLISH)(self.chat, session, full=True))
         self.root.get_delta()
-        self.root._clean()
         self.page = Page()
+        self.page.history(self.chat)  # the page holds the thread's newest page
+        self.root._clean()
         self.clear_run()
         gc.collect()  # not inside a timed push
         return session
@@ -348,8 +351,9 @@ class Chat:
             size = len(rx_format.json_dumps(StateUpdate(delta=delta)).encode())
             seconds = time.perf_counter() - self._entered
             sent = {name.split(FIELD_MARKER)[0] for vars_ in delta.values() for name in vars_}
-            push = Push(self.clock(), len(self.client.arrivals), self._label, size, seconds, "messages" in sent)
+            push = Push(self.clock(), len(self.client.arrivals), self._label, size, seconds, "history" in sent)
             self.pushes.append(push)
+        self.page.history(self.chat)  # the page applies the history's delta, if any (history_rows.js)
         self.root._clean()
         self._block, self._block_label, self._label = push, self._label, "other"
         now, arrivals = self.clock(), self.client.arrivals
@@ -400,7 +404,7 @@ class Chat:
     def _page_texts(self, owners: set[str]) -> dict[str, tuple[int, bool]]:
         """Message or tool-call id -> (length of the text the page shows, the var carries it whole)."""
         out: dict[str, tuple[int, bool]] = {}
-        for row in [*reversed(live_of(self.chat).live), *reversed(self.chat.messages)]:
+        for row in [*reversed(live_of(self.chat).live), *reversed(history_rows(self.chat._session()))]:
             if row.id in owners:
                 out[row.id] = (len(self.page.text(row.stream, row.content)), False)
             for call in row.tool_calls:
@@ -442,17 +446,19 @@ def staleness(chat: Chat) -> list[float]:
 
 
 def check_page(chat: Chat, session: AgentSession) -> None:
-    """Between runs the page shows every row of the thread, in order, with its whole text and arguments.
+    """Between runs the page shows the thread's newest rows, in order, with their whole text and arguments.
 
-    That is `messages` then `live`, with the chunks applied.
+    That is the history's rows the page holds (its newest page, or all of it for the naive
+    baseline) then `live`, with the chunks applied: the end of every row of the thread.
     """
     transcript = session.transcript
 
     def texts(rows: list[MessageRow]) -> list[Any]:
         return [(row.id, row.content, [(call.id, call.args) for call in row.tool_calls]) for row in rows]
 
-    shown = [chat.page.show(row) for row in [*chat.chat.messages, *live_of(chat.chat).live]]
-    assert texts(shown) == texts(message_rows(transcript.messages, transcript)), "the page would not show the thread"
+    shown = [chat.page.show(row) for row in [*chat.page.history(chat.chat), *live_of(chat.chat).live]]
+    every = message_rows(transcript.messages, transcript)
+    assert shown and texts(shown) == texts(every[len(every) - len(shown):]), "the page would not show the thread"
 
 
 # -- part 1 -------------------------------------------------------------------------------------------
@@ -535,16 +541,16 @@ def real_clock_check(chat: Chat, deltas: int = 40, rate: float = 100.0, pause: f
 # -- part 2 -------------------------------------------------------------------------------------------
 
 async def naive_publish(self: Any, session: AgentSession, **kwargs: Any) -> None:
-    """NAIVE BASELINE: the whole conversation reassigned to `messages` at every push.
+    """NAIVE BASELINE: the whole conversation reassigned to `history` at every push (a reset of every row).
 
     That is what a straightforward Reflex chat does: `live` left empty, no chunks
     (``Chat.recording(chunks=False)``). The status vars and the thread list are the real
-    ``driver.publish``'s (called first, with whatever keywords it gets; its `messages`/`live` are
+    ``driver.publish``'s (called first, with whatever keywords it gets; its `history`/`live` are
     then overwritten).
     """
     await REAL_PUBLISH(self, session, **kwargs)
     transcript = session.transcript
-    self.messages = message_rows(transcript.messages, transcript)
+    self.history = HistoryDelta(seq=self.history.seq + 1, rows=message_rows(transcript.messages, transcript))
     live_of(self).live = []
 
 
@@ -578,10 +584,10 @@ def part2_and_3(chat: Chat) -> None:
     began = time.perf_counter()
     history = typed_runs(RUNS - 1)
     session = chat.new_thread(history)
-    messages_bytes = len(rx_format.json_dumps(chat.chat.messages).encode())
+    messages_bytes = len(rx_format.json_dumps(history_rows(session)).encode())
     print(f"\n2. bytes per push at the end of a long thread: {RUNS - 1} runs of history, then run {RUNS} at"
           f" {REPLAY_RATE} deltas/s through _send_text (history built in {time.perf_counter() - began:.1f} s)")
-    print(f"   the whole message list (`messages` var, {len(chat.chat.messages)} rows):"
+    print(f"   the whole history ({len(history_rows(session))} rows):"
           f" {messages_bytes:,} bytes of JSON")
     i = RUNS - 1
     scenarios = (("standard run (200 text deltas, 12 argument deltas)", run_events(i, arg_deltas=12)),

@@ -141,9 +141,10 @@ async def drive(client: Any) -> AgentSession:
     fresh.client = client  # an AgentClient, or the in-memory stand-in below
     chat._sessions, chat.thread_id = {THREAD_ID: fresh}, THREAD_ID
     await chat._send_text("Question: stream a long answer, please.")
-    # driver.publish keeps the split between runs: a fresh thread's one run is all `live`, `messages` is empty;
+    # driver.publish keeps the split between runs: a fresh thread's one run is all `live`, the history is empty;
     # two rows: the user's message and the answer, whose tool-call card holds the result
-    assert chat.status == "idle" and chat.messages == [] and len(live_of(chat).live) == 2, (chat.status, len(live_of(chat).live))
+    assert chat.status == "idle" and chat.history.rows == [] and len(live_of(chat).live) == 2, \
+        (chat.status, len(live_of(chat).live))
     check(fresh)
     return fresh
 

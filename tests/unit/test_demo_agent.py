@@ -263,7 +263,7 @@ async def test_every_scenario_is_well_formed(client, app, scenario):
         assert finished.outcome is None or finished.outcome.type == "success"
     is_open = app.state.store.thread(scenario).open is not None
     no_interrupt = ("markdown", "long", "xss", "tools", "error", "steps", "progress", "recipe", "clock", "confirm",
-                    "history", "write", "think", "haiku")
+                    "history", "write", "think", "haiku", "backlog")
     assert is_open == (scenario not in no_interrupt)
 
 
