@@ -8,6 +8,11 @@ takes them), on an absolute schedule. The first delta is ``BEGIN_MARK`` and the 
 ``END_MARK``, so a page can tell when each is drawn. ``GET /sent`` returns, for the last
 run, the wall-clock time (``time.time()``) just before the first and the last delta were written.
 
+Two more messages build a long thread (``long_thread.py``): ``backlog:<N>`` answers with a
+``MESSAGES_SNAPSHOT`` of the thread plus N turns of the demo agent's backlog (markdown, code
+blocks, a tool call every tenth turn), and ``ask`` ends its run with a ``delete_files`` approval
+(an AG-UI 1.0 interrupt outcome), so the thread ends with a pending request.
+
     python -m benchmarks._markdown_agent --deltas 4000    # prints "PORT <n>" once listening
 """
 
@@ -22,18 +27,25 @@ import uuid
 from typing import Any
 
 from ag_ui.core import (
+    BaseEvent,
+    MessagesSnapshotEvent,
     RunAgentInput,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
 )
 from ag_ui.encoder import EventEncoder
 
 from benchmarks._asgi import read_body, send_json, serve
 
 RATE = re.compile(r"rate:(\d+(?:\.\d+)?)")
+BACKLOG = re.compile(r"backlog:(\d+)")
 _HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
 DELTA_CHARS = 4
 BEGIN_MARK, END_MARK = "Zq7x", "Qz9w"  # one delta each, found nowhere else in the answer
@@ -91,7 +103,13 @@ class MarkdownAgent:
 
     async def _run(self, body: RunAgentInput, send: Any) -> None:
         users = [m for m in body.messages if m.role == "user"]
-        found = RATE.search(str(users[-1].content)) if users else None
+        said = str(users[-1].content) if users else ""
+        if BACKLOG.search(said) or said == "ask":
+            await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
+            frames = "".join(self.encoder.encode(event) for event in _thread_events(body, said))
+            await send({"type": "http.response.body", "body": frames.encode(), "more_body": False})
+            return
+        found = RATE.search(said) if users else None
         rate = float(found.group(1)) if found else 0.0
         run = uuid.uuid4().hex[:8]
         text = answer_text(self.deltas)
@@ -119,6 +137,31 @@ class MarkdownAgent:
         tail = encode(TextMessageEndEvent(message_id=message_id))
         tail += encode(RunFinishedEvent(thread_id=body.thread_id, run_id=body.run_id))
         await send({"type": "http.response.body", "body": tail.encode(), "more_body": False})
+
+
+def _thread_events(body: RunAgentInput, said: str) -> list[BaseEvent]:
+    """A run of ``backlog:<N>`` (the thread plus N backlog turns) or of ``ask`` (a pending approval)."""
+    from interrupt_chat.demo_agent import interrupts
+    from interrupt_chat.demo_agent.backlog import turn_messages
+
+    run, message_id = uuid.uuid4().hex[:8], f"msg-{uuid.uuid4().hex[:8]}"
+    events: list[BaseEvent] = [RunStartedEvent(thread_id=body.thread_id, run_id=body.run_id)]
+    found = BACKLOG.search(said)
+    if found:
+        turns = [m for i in range(int(found.group(1))) for m in turn_messages(i)]
+        events.append(MessagesSnapshotEvent(messages=[*body.messages, *turns]))
+    text = "That is the backlog." if found else "One more step needs your approval."
+    events += [TextMessageStartEvent(message_id=message_id, role="assistant"),
+               TextMessageContentEvent(message_id=message_id, delta=text), TextMessageEndEvent(message_id=message_id)]
+    if found:
+        return [*events, RunFinishedEvent(thread_id=body.thread_id, run_id=body.run_id)]
+    call = f"call-{run}"
+    pending = interrupts.approval(call, "delete_files", interrupts.DELETE_ARGS)
+    events += [ToolCallStartEvent(tool_call_id=call, tool_call_name="delete_files", parent_message_id=message_id),
+               ToolCallArgsEvent(tool_call_id=call, delta=json.dumps(interrupts.DELETE_ARGS)),
+               ToolCallEndEvent(tool_call_id=call)]
+    outcome = RunFinishedInterruptOutcome(interrupts=[pending.interrupt])
+    return [*events, RunFinishedEvent(thread_id=body.thread_id, run_id=body.run_id, outcome=outcome)]
 
 
 def main(argv: list[str] | None = None) -> None:

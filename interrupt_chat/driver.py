@@ -12,7 +12,7 @@ reaches them, and so that liveness and orphans are the thread's, not a tab's.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import reflex as rx
@@ -52,7 +52,7 @@ async def stop(chat: ChatState) -> bool:
 
 
 async def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
-                  redraw: bool = False, shown: bool = False) -> None:
+                  redraw: bool = False, shown: bool = False, frozen_before: Mapping[str, int] | None = None) -> None:
     """Copy the session's transcript and status into the chat's vars (inside the lock).
 
     The conversation is ``history`` (the turns before this one, sent as changes: :mod:`.paging`)
@@ -67,7 +67,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     history, tail = transcript.take_changes()
     split = transcript.tail_start
     if full or history or shown:
-        paging.publish(chat, session, reset=shown)
+        paging.publish(chat, session, reset=shown, frozen={**(frozen_before or {}), **chat._frozen})
     if full or tail or redraw:
         _assign(await live.load(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
                                                           chat._frozen))
@@ -273,12 +273,13 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     When no text was frozen or unfrozen, the chunks continue texts the page already has: they go
     now, ahead of the var delta, so the text is drawn before the page re-renders for the delta.
     """
-    frozen = dict(chat._frozen)
+    before = chat._frozen
+    frozen = dict(before)
     chunks = outbox.prepare(frozen, session.transcript, resync=chat._resync)
-    redraw = chat._resync or frozen != chat._frozen
+    redraw = chat._resync or frozen != before
     if redraw:
         chat._frozen, chat._resync = frozen, False
-    await publish(chat, session, full=full, redraw=redraw, starting=starting)
+    await publish(chat, session, full=full, redraw=redraw, starting=starting, frozen_before=before)
     if redraw:
         return chunks
     await _emit(chunks)
@@ -286,11 +287,14 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
 
 
 async def resync(chat: ChatState) -> None:
-    """The page lacks part of a streamed text (a reload, a lost chunk): the var carries the texts whole.
+    """The page lacks part of a streamed text (a reload, a lost chunk): the vars carry the texts whole.
 
     A run in flight re-freezes them at its next push (only it knows the texts so far, and it may be
     another worker's); otherwise the var gets them now.
     """
+    shown = chat._sessions.get(chat.thread_id)
+    if shown is not None:  # the history's rows may hold texts by stream key too (paging.publish)
+        paging.publish(chat, shown, reset=True)
     if chat.status == "running":
         chat._resync = True
     elif chat._frozen:

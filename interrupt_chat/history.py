@@ -143,8 +143,13 @@ class HistoryFeed:
         digests = [_digest(row) for row in rows]
         return self._made(True, 0, _Held(0, thread_id, offset, end, digests), offset, rows[offset:end], focus=focus)
 
-    def update(self, thread_id: str, rows: Sequence[Row]) -> HistoryDelta[Row] | None:
-        """The history is now ``rows``: the delta from the first row that changed, or None if none did."""
+    def update(self, thread_id: str, rows: Sequence[Row],
+               sent: Sequence[Row] | None = None) -> HistoryDelta[Row] | None:
+        """The history is now ``rows``: the delta from the first row that changed, or None if none did.
+
+        ``sent``: the same rows as the delta carries them, when the page has part of them already
+        (the texts a turn streamed, which it keeps by stream key); a reset carries ``rows``.
+        """
         held = self.held
         if self.pending_reset or held is None or held.thread_id != thread_id:
             pending = self.pending if self.pending is not None and self.pending.thread_id == thread_id else None
@@ -166,7 +171,8 @@ class HistoryFeed:
             self.held = _Held(held.seq, thread_id, held.offset, held.end, digests)
             return None
         first = min(first, end)
-        return self._made(False, held.seq, _Held(0, thread_id, held.offset, end, digests), first, rows[first:end])
+        return self._made(False, held.seq, _Held(0, thread_id, held.offset, end, digests), first,
+                          (rows if sent is None else sent)[first:end])
 
     def older(self, rows: Sequence[Row], before: int) -> HistoryDelta[Row] | None:
         """The page above the page's oldest row (it holds rows from ``before`` on), or None if there is none."""

@@ -9,6 +9,7 @@ history changes (a turn ends, an older row changes) or a thread is shown anew. T
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import reflex as rx
@@ -42,11 +43,25 @@ def _send(chat: HistoryHandlers, feed: HistoryFeed, delta: HistoryDelta[Any] | N
         chat.history = delta
 
 
-def publish(chat: HistoryHandlers, session: AgentSession, *, reset: bool = False) -> None:
-    """Send the page what changed in the history (inside the lock); ``reset``: the newest page anew."""
+def publish(chat: HistoryHandlers, session: AgentSession, *, reset: bool = False,
+            frozen: Mapping[str, int] | None = None) -> None:
+    """Send the page what changed in the history (inside the lock); ``reset``: the newest page anew.
+
+    ``frozen``: the chat's ``_frozen`` (stream key -> characters the var held). When a turn joins
+    the history, its streamed texts go as the prefix and stream key the page drew them with: the
+    page has the rest (``stream_text.jsx`` keeps texts by key), so the turn is not sent twice. A
+    page that lost a text asks for it (``resync_stream``), and gets the history whole.
+    """
     feed = _feed(chat)
     rows = history_rows(session)
-    _send(chat, feed, feed.reset(session.thread_id, rows) if reset else feed.update(session.thread_id, rows))
+    if reset:
+        _send(chat, feed, feed.reset(session.thread_id, rows))
+        return
+    transcript = session.transcript
+    sent = message_rows(transcript.messages[:transcript.tail_start], transcript, session.thread_id,
+                        frozen) if frozen else None
+    _send(chat, feed, feed.update(session.thread_id, rows, sent if sent is not None and len(sent) == len(rows)
+                                  else None))
 
 
 def show_match(chat: HistoryHandlers, session: AgentSession, query: str) -> None:

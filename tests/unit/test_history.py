@@ -203,3 +203,13 @@ def test_rows_removed_at_the_end_leave_the_page():
     del rows[7:]
     page.take(delta := page.feed.update("t", rows))
     assert delta is not None and delta.rows == [] and page.store.rows == rows
+
+
+def test_more_changed_rows_than_a_page_holds_send_the_newest_page():
+    """An agent's snapshot that brings a long history: the page gets its newest page, not every row."""
+    page, rows = Page(), turns(10)
+    page.take(page.feed.reset("t", rows))
+    rows = rows + turns(500, 10)
+    page.take(delta := page.feed.update("t", rows))
+    assert delta is not None and delta.reset and len(delta.rows) == PAGE_ROWS
+    page.check(rows)

@@ -246,7 +246,7 @@ async def start_long_run(h: Harness) -> asyncio.Task:
 
 def conversation(chat: ChatState) -> list:
     """Every row the chat draws: the history, then the current turn, with the texts the page shows."""
-    return [*PAGE.history(chat), *(PAGE.show(row) for row in live_of(chat).live)]
+    return [*(PAGE.show(row) for row in [*PAGE.history(chat), *live_of(chat).live])]
 
 
 def roles(h: Harness) -> list[str]:
