@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-__all__ = ["PAGE_ROWS", "HistoryDelta", "HistoryFeed", "HistoryStore", "apply"]
+__all__ = ["MAX_ROWS", "PAGE_ROWS", "HistoryDelta", "HistoryFeed", "HistoryStore", "apply"]
 
 PAGE_ROWS = 30  # rows a thread opens with, and per older page
+MAX_ROWS = 3 * PAGE_ROWS  # a turn that leaves the page holding more drops its oldest rows, down to two pages
 
 Row = TypeVar("Row")
 
@@ -39,6 +40,7 @@ class HistoryDelta(Generic[Row]):
     holds after these rows (a change at its end); else it keeps it (an older page). ``at_end``:
     the page's rows then reach the history's end, so the current turn follows them. ``total`` is
     the history's length, ``thread_id`` the thread, ``focus`` a row to show (a search's match).
+    ``keep_from``: the page then drops the rows before this index (a long session stays light).
     """
 
     seq: int = 0
@@ -51,6 +53,7 @@ class HistoryDelta(Generic[Row]):
     total: int = 0
     thread_id: str = ""
     focus: str = ""
+    keep_from: int = 0
 
 
 @dataclass
@@ -75,8 +78,10 @@ def apply(store: HistoryStore[Row], delta: HistoryDelta[Row]) -> HistoryStore[Ro
         return None
     before = store.rows[:max(0, delta.start - store.offset)]
     after = [] if delta.truncate else store.rows[max(0, delta.start + len(delta.rows) - store.offset):]
-    return HistoryStore(delta.seq, min(store.offset, delta.start), [*before, *delta.rows, *after], delta.at_end,
-                        delta.thread_id)
+    offset, rows = min(store.offset, delta.start), [*before, *delta.rows, *after]
+    if delta.keep_from > offset:
+        offset, rows = delta.keep_from, rows[delta.keep_from - offset:]
+    return HistoryStore(delta.seq, offset, rows, delta.at_end, delta.thread_id)
 
 
 @dataclass
@@ -171,8 +176,9 @@ class HistoryFeed:
             self.held = _Held(held.seq, thread_id, held.offset, held.end, digests)
             return None
         first = min(first, end)
-        return self._made(False, held.seq, _Held(0, thread_id, held.offset, end, digests), first,
-                          (rows if sent is None else sent)[first:end])
+        offset = held.offset if end - held.offset <= MAX_ROWS else end - 2 * PAGE_ROWS
+        return self._made(False, held.seq, _Held(0, thread_id, offset, end, digests), first,
+                          (rows if sent is None else sent)[first:end], keep_from=offset)
 
     def older(self, rows: Sequence[Row], before: int) -> HistoryDelta[Row] | None:
         """The page above the page's oldest row (it holds rows from ``before`` on), or None if there is none."""
@@ -193,12 +199,13 @@ class HistoryFeed:
                           rows[held.end:end])
 
     def _made(self, reset: bool, base: int, after: _Held, start: int, rows: Sequence[Row], *,
-              truncate: bool = True, focus: str = "") -> HistoryDelta[Row]:
+              truncate: bool = True, focus: str = "", keep_from: int = 0) -> HistoryDelta[Row]:
         self.seq += 1
         after.seq = self.seq
         self.pending, self.pending_reset = after, reset
         return HistoryDelta(seq=self.seq, base=base, reset=reset, start=start, rows=list(rows), truncate=truncate,
-                            at_end=after.at_end, total=len(after.digests), thread_id=after.thread_id, focus=focus)
+                            at_end=after.at_end, total=len(after.digests), thread_id=after.thread_id, focus=focus,
+                            keep_from=keep_from)
 
 
 def _digest(row: object) -> bytes:

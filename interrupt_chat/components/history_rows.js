@@ -24,8 +24,13 @@ export function applyDelta(store, delta) {
   if (delta.base !== store.seq || delta.start > end || delta.start + rows.length < store.offset) return null;
   const before = store.rows.slice(0, Math.max(0, delta.start - store.offset));
   const after = delta.truncate ? [] : store.rows.slice(Math.max(0, delta.start + rows.length - store.offset));
-  return { seq: delta.seq, offset: Math.min(store.offset, delta.start), rows: before.concat(rows, after),
-           atEnd: delta.at_end, threadId: delta.thread_id };
+  let offset = Math.min(store.offset, delta.start);
+  let held = before.concat(rows, after);
+  if (delta.keep_from > offset) { // a long session drops its oldest rows (they load again on the way up)
+    held = held.slice(delta.keep_from - offset);
+    offset = delta.keep_from;
+  }
+  return { seq: delta.seq, offset, rows: held, atEnd: delta.at_end, threadId: delta.thread_id };
 }
 
 // The chat's rows: `delta` is its `history` var, `onGap` asks the backend for a reset.

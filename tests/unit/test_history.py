@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from interrupt_chat.history import PAGE_ROWS, HistoryDelta, HistoryFeed, HistoryStore, apply
+from interrupt_chat.history import MAX_ROWS, PAGE_ROWS, HistoryDelta, HistoryFeed, HistoryStore, apply
 
 
 @dataclass
@@ -212,4 +212,18 @@ def test_more_changed_rows_than_a_page_holds_send_the_newest_page():
     rows = rows + turns(500, 10)
     page.take(delta := page.feed.update("t", rows))
     assert delta is not None and delta.reset and len(delta.rows) == PAGE_ROWS
+    page.check(rows)
+
+
+def test_a_long_session_drops_the_oldest_rows_it_holds():
+    """Turn after turn the page holds at most MAX_ROWS rows: older ones load again on the way up."""
+    page, rows = Page(), turns(10)
+    page.take(page.feed.reset("t", rows))
+    for turn in range(100):
+        rows = rows + turns(2, 10 + 2 * turn)
+        page.take(page.feed.update("t", rows))
+        page.check(rows)
+        assert len(page.store.rows) <= MAX_ROWS
+    assert page.store.offset > 0 and page.sizes[-1] == 2
+    page.take(page.feed.older(rows, page.store.offset))  # the rows it dropped come back on the way up
     page.check(rows)
