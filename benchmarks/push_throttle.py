@@ -640,6 +640,12 @@ def part2_and_3(chat: Chat) -> None:
     print(f"   pickle.dumps(AgentSession)             {ms(t_session)}   {n_session / 1024:7.0f} KiB")
     print(f"   ChatState._serialize() (the substate)  {ms(t_chat)}   {n_chat / 1024:7.0f} KiB"
           f"   (every thread of the tab, in _sessions, + the vars)")
+    shown = chat.new_thread(typed_runs(RUNS - 1))  # as a tab holds it after showing the thread (the real publish)
+    held = len(pickle.dumps((chat.chat.history, chat.chat._history_feed)))
+    whole = len(pickle.dumps(history_rows(shown)))
+    print(f"   the history in the tab's state: {held / 1024:.0f} KiB (the last delta, here the newest page, and a"
+          f" fingerprint per row; decision 22) against {whole / 1024:.0f} KiB for the whole list of rows the"
+          f" `messages` var held before ({whole / held:.0f}x less)")
     with tempfile.TemporaryDirectory() as folder:
         store = ThreadStore(Path(folder) / "threads.db")
         try:
