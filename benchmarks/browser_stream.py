@@ -135,18 +135,18 @@ def group_cpu(pgid: int) -> float:
 
 
 @contextlib.contextmanager
-def app(name: str, agent_url: str, logs: Path) -> Iterator[tuple[str, int]]:
-    """``reflex run --env prod`` for the project or the naive chat; yields the page's URL and its process group."""
-    cwd = ROOT if name == "project" else NAIVE
-    frontend = backend = _free_port()  # prod: one port serves both
-    env = {**os.environ, "INTERRUPT_CHAT_AGENT_URL": agent_url, "NAIVE_AGENT_URL": agent_url,
-           "INTERRUPT_CHAT_DB_URL": "off", "REFLEX_FRONTEND_PORT": str(frontend),
-           "REFLEX_BACKEND_PORT": str(backend), "PYTHONPATH": str(cwd), "REFLEX_TELEMETRY_ENABLED": "false"}
+def reflex_prod(name: str, cwd: Path, env: dict[str, str], logs: Path,
+                wait: float = 600) -> Iterator[tuple[str, int]]:
+    """``reflex run --env prod`` of the app at ``cwd`` on a free loopback port (``env`` added to the
+    environment); yields the page's URL and its process group once it answers ``/ping``."""
+    port = _free_port()  # prod: one port serves both
+    env = {**os.environ, **env, "REFLEX_FRONTEND_PORT": str(port), "REFLEX_BACKEND_PORT": str(port),
+           "PYTHONPATH": str(cwd), "REFLEX_TELEMETRY_ENABLED": "false"}
     reflex = str(Path(sys.executable).with_name("reflex"))
     with _process([reflex, "run", "--env", "prod", "--backend-host", "127.0.0.1"], cwd, env,
                   logs / f"{name}.log") as server:
-        url = f"http://127.0.0.1:{frontend}"
-        deadline = time.monotonic() + 600
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + wait
         while True:
             with contextlib.suppress(OSError):
                 if b"pong" in _get(url + "/ping", 2):
@@ -155,6 +155,15 @@ def app(name: str, agent_url: str, logs: Path) -> Iterator[tuple[str, int]]:
                 raise RuntimeError(f"{name} did not start: see {logs / f'{name}.log'}")
             time.sleep(1)
         yield url, server.pid
+
+
+@contextlib.contextmanager
+def app(name: str, agent_url: str, logs: Path) -> Iterator[tuple[str, int]]:
+    """``reflex run --env prod`` for the project or the naive chat; yields the page's URL and its process group."""
+    cwd = ROOT if name == "project" else NAIVE
+    env = {"INTERRUPT_CHAT_AGENT_URL": agent_url, "NAIVE_AGENT_URL": agent_url, "INTERRUPT_CHAT_DB_URL": "off"}
+    with reflex_prod(name, cwd, env, logs) as server:
+        yield server
 
 
 def _unchanged(payloads: list[str]) -> int:
