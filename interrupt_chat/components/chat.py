@@ -15,7 +15,7 @@ from ..state import ChatState, InterruptState
 from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
-from .history import HistoryStore, history_focus, history_more
+from .history import HistoryRows, history_focus, history_more
 from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import ToolRenderers, message_row, policy_note
 from .notify import notify_toggle
@@ -82,7 +82,7 @@ def _slot(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptState
 
 def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) -> rx.Component:
     turn = state.live_state  # its own state: a push of the current turn re-renders only its rows (live.py)
-    history = HistoryStore(state)  # the page's copy, fed by deltas (paging.py)
+    history = HistoryRows(state)  # the page's copy, fed by deltas (paging.py)
     return rx.box(
         rx.cond(
             (history.rows.length() == 0) & (turn.live.length() == 0),

@@ -1,6 +1,6 @@
 """The history's rows on the page: a store fed by the ``history`` var's deltas (``history_rows.js``).
 
-:class:`HistoryStore` is the page's copy of the chat's history (``rows``: what ``rx.foreach``
+:class:`HistoryRows` is the page's copy of the chat's history (``rows``: what ``rx.foreach``
 draws; ``offset``: its first row's index; ``at_end``: the current turn follows its last row).
 :func:`history_more` draws "Earlier messages" above the rows and "Later messages" below them
 (when the page holds older rows only, around a search's match); each asks for the next page as
@@ -22,12 +22,12 @@ from reflex_base.vars.base import VarData
 from ..state import ChatState
 from ..views import MessageRow
 
-__all__ = ["HistoryFocus", "HistoryMore", "HistoryStore", "history_focus", "history_more"]
+__all__ = ["HistoryFocus", "HistoryMore", "HistoryRows", "history_focus", "history_more"]
 
 MODULE = rx.asset("history_rows.js", shared=True).importable_path
 
 
-class HistoryStore:
+class HistoryRows:
     """The page's history store of one chat, as vars."""
 
     def __init__(self, state: type[ChatState]) -> None:
@@ -74,7 +74,7 @@ class HistoryFocus(rx.Component):
     seq: rx.Var[int]
 
 
-def history_more(state: type[ChatState], store: HistoryStore, *, older: bool) -> rx.Component:
+def history_more(state: type[ChatState], store: HistoryRows, *, older: bool) -> rx.Component:
     """"Earlier messages" above the rows the page holds (``older``), or "Later messages" below them."""
     if older:
         return HistoryMore.create(at=store.offset, shown=store.offset > 0, up=True, label="Earlier messages",
