@@ -116,3 +116,25 @@ def test_a_turn_on_a_long_thread_sends_only_the_turn(chat: Chat):
     chat.send("hello again")  # this turn's start moves the last one into the history
     chat.wait("idle")
     assert sum(sizes) < 40_000, sizes  # two short answers; the thread's 600 messages are about 400 KB
+
+
+def test_on_a_long_thread_the_answer_follows_the_bottom_and_an_older_row_copies_its_source(chat: Chat):
+    chat.page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=chat.base_url)
+    _long_thread(chat, 100)
+    chat.card().get_by_test_id("interrupt-approve").click()
+    chat.wait("idle")
+    expect(chat.messages("assistant").last).to_contain_text("Approved")
+    box = chat.page.get_by_test_id("chat-messages")
+    chat.page.wait_for_function(  # the list followed the new answer to the bottom (behaviour.py's auto-scroll)
+        "(el) => el.scrollHeight - el.scrollTop - el.clientHeight < 80", arg=box.element_handle())
+    older = chat.page.get_by_test_id("history-older")
+    older.click()
+    row = chat.page.locator('[data-testid="message"][data-message-id="backlog-a80"]')
+    expect(row).to_be_attached()
+    row.scroll_into_view_if_needed()
+    row.get_by_test_id("message-copy").click()
+    chat.page.wait_for_function("() => navigator.clipboard.readText().then((t) => t.startsWith('## Step 80'))")
+    order = chat.page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=\"message\"]'))"
+                               ".map((m) => m.dataset.messageId).filter((id) => id.startsWith('backlog-u'))"
+                               ".map((id) => Number(id.slice(9)))")
+    assert order == sorted(order) and len(order) > 10  # reading order is the thread's order
