@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -149,11 +149,12 @@ class HistoryFeed:
         return self._made(True, 0, _Held(0, thread_id, offset, end, digests), offset, rows[offset:end], focus=focus)
 
     def update(self, thread_id: str, rows: Sequence[Row],
-               sent: Sequence[Row] | None = None) -> HistoryDelta[Row] | None:
+               sent: Callable[[], Sequence[Row]] | None = None) -> HistoryDelta[Row] | None:
         """The history is now ``rows``: the delta from the first row that changed, or None if none did.
 
-        ``sent``: the same rows as the delta carries them, when the page has part of them already
-        (the texts a turn streamed, which it keeps by stream key); a reset carries ``rows``.
+        ``sent``: makes the same rows as the delta carries them (called only for a delta), when the
+        page has part of them already (the texts a turn streamed, which it keeps by stream key); a
+        reset carries ``rows``.
         """
         held = self.held
         if self.pending_reset or held is None or held.thread_id != thread_id:
@@ -177,8 +178,9 @@ class HistoryFeed:
             return None
         first = min(first, end)
         offset = held.offset if end - held.offset <= MAX_ROWS else end - 2 * PAGE_ROWS
+        carried = sent() if sent is not None else rows
         return self._made(False, held.seq, _Held(0, thread_id, offset, end, digests), first,
-                          (rows if sent is None else sent)[first:end], keep_from=offset)
+                          (carried if len(carried) == len(rows) else rows)[first:end], keep_from=offset)
 
     def older(self, rows: Sequence[Row], before: int) -> HistoryDelta[Row] | None:
         """The page above the page's oldest row (it holds rows from ``before`` on), or None if there is none."""

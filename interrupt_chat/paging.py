@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 
 from .agui import AgentSession
-from .history import HistoryDelta, HistoryFeed
+from .history import PAGE_ROWS, HistoryDelta, HistoryFeed
 from .views import MessageRow, message_rows
 
 if TYPE_CHECKING:
@@ -58,17 +58,18 @@ def publish(chat: HistoryHandlers, session: AgentSession, *, reset: bool = False
         _send(chat, feed, feed.reset(session.thread_id, rows))
         return
     transcript = session.transcript
-    sent = message_rows(transcript.messages[:transcript.tail_start], transcript, session.thread_id,
-                        frozen) if frozen else None
-    _send(chat, feed, feed.update(session.thread_id, rows, sent if sent is not None and len(sent) == len(rows)
-                                  else None))
+
+    def as_drawn() -> list[MessageRow]:
+        return message_rows(transcript.messages[:transcript.tail_start], transcript, session.thread_id, frozen)
+
+    _send(chat, feed, feed.update(session.thread_id, rows, as_drawn if frozen else None))
 
 
 def show_match(chat: HistoryHandlers, session: AgentSession, query: str) -> None:
     """A thread opened from the thread search: the page around the newest message that matches, brought into view.
 
-    The newest page (already sent) stays if it holds the match, or if no message matches (the
-    title did).
+    A match in the newest page gets that page, marked; without a match (the title matched) the
+    newest page already sent stays.
     """
     needle = query.casefold()
     if not needle:
@@ -77,8 +78,9 @@ def show_match(chat: HistoryHandlers, session: AgentSession, query: str) -> None
     found = next((i for i in range(len(rows) - 1, -1, -1) if needle in rows[i].content.casefold()), None)
     if found is None:
         return
+    around = None if found >= len(rows) - PAGE_ROWS else found  # in the newest page: that page, marked
     feed = _feed(chat)
-    _send(chat, feed, feed.reset(session.thread_id, rows, around=found, focus=rows[found].id))
+    _send(chat, feed, feed.reset(session.thread_id, rows, around=around, focus=rows[found].id))
 
 
 class HistoryHandlers(rx.State, mixin=True):

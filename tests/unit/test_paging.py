@@ -167,3 +167,16 @@ async def test_a_page_that_lost_a_streamed_text_gets_the_history_whole(chat, age
     view.receive()
     view.check()
     assert view.sent[-1].reset and not any(row.stream for row in view.store.rows)
+
+
+async def test_a_match_in_the_newest_page_opens_that_page_marked(chat, agent, page):
+    tab, view = await _long(chat, agent, page)
+    thread = tab.chat.thread_id
+    await chat.state.new_thread.fn(tab.chat)
+    view.receive()
+    await chat.state.search_threads.fn(tab.chat, "topic-59?")
+    await chat.state.switch_thread.fn(tab.chat, thread)
+    view.receive()
+    view.check()
+    assert tab.chat.history.focus == "backlog-u59" and view.store.at_end
+    assert view.store.offset == len(view.rows()) - PAGE_ROWS
