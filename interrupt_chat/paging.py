@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 
+from . import driver  # (which imports this module: its names are read when the handlers run)
 from .agui import AgentSession
 from .history import PAGE_ROWS, HistoryDelta, HistoryFeed
 from .views import MessageRow, message_rows
@@ -92,9 +93,7 @@ class HistoryHandlers(rx.State, mixin=True):
     @rx.event
     async def history_resync(self):
         """The page missed a delta (a reconnect, a reload before its thread is shown): the newest page anew."""
-        from .driver import ready  # the driver imports the state's modules
-
-        chat: ChatState = await ready(self, type(self))  # type: ignore[arg-type]
+        chat: ChatState = await driver.ready(self, type(self))  # type: ignore[arg-type]
         publish(chat, chat._session(), reset=True)
 
     @rx.event
@@ -108,9 +107,7 @@ class HistoryHandlers(rx.State, mixin=True):
         await self._history_more(after, older=False)
 
     async def _history_more(self, index: Any, *, older: bool) -> None:
-        from .driver import ready
-
-        chat: ChatState = await ready(self, type(self))  # type: ignore[arg-type]
+        chat: ChatState = await driver.ready(self, type(self))  # type: ignore[arg-type]
         feed = _feed(chat)
         if feed.thread_id == chat.thread_id and isinstance(index, int):  # ids come from the page
             rows = history_rows(chat._session())
