@@ -30,7 +30,7 @@ __all__ = ["LiveTurn", "live_of", "load"]
 class LiveTurn(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """The current turn of one chat: the user's message through its answer and resumes."""
 
-    live: list[MessageRow] = []  # pushed while the turn streams; the history is ChatState.messages
+    live: list[MessageRow] = []  # pushed while the turn streams; the history goes as ChatState.history
 
 
 def live_of(chat: ChatState) -> LiveTurn:

@@ -76,6 +76,19 @@ async def _long(chat: ic.Chat, agent, texts: Page, turns: int = 60) -> tuple[Tab
     return tab, page
 
 
+async def _search(chat: ic.Chat, agent, texts: Page, query: str) -> tuple[Tab, Browser]:
+    """A long thread opened from another one through the thread search."""
+    tab, view = await _long(chat, agent, texts)
+    thread = tab.chat.thread_id
+    await chat.state.new_thread.fn(tab.chat)
+    view.receive()
+    await chat.state.search_threads.fn(tab.chat, query)
+    await chat.state.switch_thread.fn(tab.chat, thread)
+    view.receive()
+    view.check()
+    return tab, view
+
+
 async def test_a_turn_on_a_long_thread_sends_the_turn_not_the_history(chat, agent, page, monkeypatch):
     tab, view = await _long(chat, agent, page)
     assert view.sent[-1].reset and len(view.sent[-1].rows) == PAGE_ROWS  # a snapshot's 130 rows: the newest page
@@ -119,14 +132,7 @@ async def test_a_reload_opens_at_the_newest_page_and_older_pages_come_as_asked(c
 
 
 async def test_the_thread_search_opens_a_thread_at_its_match_and_the_newer_pages_follow(chat, agent, page):
-    tab, view = await _long(chat, agent, page)
-    thread = tab.chat.thread_id
-    await chat.state.new_thread.fn(tab.chat)
-    view.receive()
-    await chat.state.search_threads.fn(tab.chat, "topic-7?")
-    await chat.state.switch_thread.fn(tab.chat, thread)
-    view.receive()
-    view.check()
+    tab, view = await _search(chat, agent, page, "topic-7?")
     rows = view.rows()
     match = next(i for i, r in enumerate(rows) if r.id == "backlog-u7")
     assert tab.chat.history.focus == "backlog-u7" and view.store.offset <= match < view.store.offset + PAGE_ROWS
@@ -170,13 +176,6 @@ async def test_a_page_that_lost_a_streamed_text_gets_the_history_whole(chat, age
 
 
 async def test_a_match_in_the_newest_page_opens_that_page_marked(chat, agent, page):
-    tab, view = await _long(chat, agent, page)
-    thread = tab.chat.thread_id
-    await chat.state.new_thread.fn(tab.chat)
-    view.receive()
-    await chat.state.search_threads.fn(tab.chat, "topic-59?")
-    await chat.state.switch_thread.fn(tab.chat, thread)
-    view.receive()
-    view.check()
+    tab, view = await _search(chat, agent, page, "topic-59?")
     assert tab.chat.history.focus == "backlog-u59" and view.store.at_end
     assert view.store.offset == len(view.rows()) - PAGE_ROWS
