@@ -6,7 +6,7 @@
 // change; a delta that does not build on what the store holds (a reconnect missed one) is a gap,
 // and the page asks for a reset if none comes by itself (a reload's own reset comes with the
 // page's load event). Rows a delta does not touch keep their objects, so React skips them.
-import { createElement as h, useEffect, useRef } from "react";
+import { createElement as h, useEffect, useLayoutEffect, useRef } from "react";
 
 const stores = new Map(); // chat key -> {seq, offset, rows, atEnd, threadId}
 const asked = new Map(); // chat key -> the delta seq a reset was last asked for (every reader of a store sees its gap)
@@ -63,18 +63,32 @@ export function useHistoryRows(key, delta, onGap) {
 // it holds older rows only (a search's match). Each asks for the next page when the person
 // scrolls towards it (`up`: upwards) and it comes within reach, or on a click (the keyboard's
 // way); `at` is the index it asks from. Not before the person scrolls: a thread that opens at
-// its newest page stays there. It is out of the scroll anchoring, so rows that arrive above
-// keep the person's place instead of pushing them down.
+// its newest page stays there. Rows that arrive above keep the person's place: the oldest row
+// stays where it was. The browser's scroll anchoring does that only below the very top (at
+// scrollTop 0 it lets new rows push the view down, and the button, still in reach, would ask for
+// page after page), so the page keeps it itself; the button is out of the browser's anchoring.
 export function HistoryMore({ at, shown, up, onMore, label, ...rest }) {
   const ref = useRef(null);
   const asked = useRef({ at: -1, time: 0 });
   const moved = useRef(false); // the person scrolled this way since the thread was shown
+  const anchor = useRef(null); // up: the oldest row and its place in the view while a page is asked for
   const ask = () => { // once per index, unless the answer is long in coming (a stale request is dropped)
     const now = Date.now();
     if (asked.current.at === at && now - asked.current.time < ASK_AGAIN_MS) return;
     asked.current = { at, time: now };
+    const root = ref.current && ref.current.closest("[data-chat-scroll]");
+    const row = up && root ? root.querySelector("[data-message-id]") : null;
+    anchor.current = row ? { row, top: placeIn(row, root) } : null;
     onMore(at);
   };
+  useLayoutEffect(() => { // the page above came in (`at` moved): the oldest row back where it was
+    const held = anchor.current;
+    anchor.current = null;
+    if (!held || !held.row.isConnected) return;
+    const root = held.row.closest("[data-chat-scroll]");
+    const shift = placeIn(held.row, root) - held.top;
+    if (root && Math.abs(shift) >= 1) root.scrollTop += shift;
+  }, [at]);
   useEffect(() => {
     const node = ref.current;
     if (!node || !shown) return undefined;
@@ -85,6 +99,7 @@ export function HistoryMore({ at, shown, up, onMore, label, ...rest }) {
       const top = root.scrollTop;
       if (up ? top < last : top > last) moved.current = true;
       last = top;
+      if (anchor.current) anchor.current.top = placeIn(anchor.current.row, root); // the person scrolled on
       if (near && moved.current) ask();
     };
     const observer = new IntersectionObserver((entries) => {
@@ -101,6 +116,10 @@ export function HistoryMore({ at, shown, up, onMore, label, ...rest }) {
   if (!shown) return null;
   return h("button", { ...rest, ref, type: "button", onClick: ask, style: { overflowAnchor: "none" },
                        "data-at": at }, label);
+}
+
+function placeIn(row, root) { // a row's top, from the top of the scroller's view
+  return row.getBoundingClientRect().top - root.getBoundingClientRect().top;
 }
 
 // A search's match: once its row is on the page, scroll it to the middle and mark it (once per delta).
