@@ -4,7 +4,8 @@ Every run answers with the same markdown document (headings, paragraphs, lists, 
 no fenced code, so neither chat spends its time on syntax highlighting),
 cut into ``--deltas`` ``TEXT_MESSAGE_CONTENT`` deltas of 4 characters, like LLM tokens. The user's
 message sets the pace: ``rate:<deltas per second>`` (``rate:0``: unpaced, as fast as the socket
-takes them), on an absolute schedule. The first delta is ``BEGIN_MARK`` and the last one
+takes them), on an absolute schedule, and ``deltas:<N>`` overrides ``--deltas`` for that answer
+(``long_thread.py``'s heap phase: many short turns). The first delta is ``BEGIN_MARK`` and the last one
 ``END_MARK``, so a page can tell when each is drawn. ``GET /sent`` returns, for the last
 run, the wall-clock time (``time.time()``) just before the first and the last delta were written.
 
@@ -46,6 +47,7 @@ from benchmarks._asgi import read_body, send_json, serve
 
 RATE = re.compile(r"rate:(\d+(?:\.\d+)?)")
 BACKLOG = re.compile(r"backlog:(\d+)")
+DELTAS = re.compile(r"deltas:(\d+)")
 _HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
 DELTA_CHARS = 4
 BEGIN_MARK, END_MARK = "Zq7x", "Qz9w"  # one delta each, found nowhere else in the answer
@@ -111,8 +113,10 @@ class MarkdownAgent:
             return
         found = RATE.search(said) if users else None
         rate = float(found.group(1)) if found else 0.0
+        count = DELTAS.search(said)
+        deltas = max(2, int(count.group(1))) if count else self.deltas  # the two markers at least
         run = uuid.uuid4().hex[:8]
-        text = answer_text(self.deltas)
+        text = answer_text(deltas)
         self.last = {"run": run, "chars": len(text), "bytes": len(text.encode()), "rate": rate}
         encode, message_id = self.encoder.encode, f"msg-{run}"
         loop = asyncio.get_running_loop()
@@ -121,7 +125,7 @@ class MarkdownAgent:
         head += encode(TextMessageStartEvent(message_id=message_id, role="assistant"))
         await send({"type": "http.response.body", "body": head.encode(), "more_body": True})
         start = loop.time()
-        for seq in range(self.deltas):
+        for seq in range(deltas):
             if rate:
                 delay = start + seq / rate - loop.time()
                 if delay > 0:

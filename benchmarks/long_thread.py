@@ -11,6 +11,9 @@ loopback ports, on a fresh SQLite thread database each, against one paced agent
   to the answer's bytes; the first token (the answer's first characters in the DOM, a
   MutationObserver, minus when the agent wrote the first delta); the page's main thread over the
   turn (CDP ``TaskDuration``); and the JS heap after a garbage collection (``JSHeapUsedSize``);
+- **heap**: ``--heap`` short turns (``--heap-deltas`` deltas each) in a row on one thread of a page
+  of its own; the JS heap after a garbage collection at each of them (after 50 and 500 turns: the
+  target is within 2×);
 - **open**: a thread of ``--backlog`` turns (a ``MESSAGES_SNAPSHOT`` of markdown answers with code
   blocks and tool calls: over 1,000 messages) ending with a pending approval, then reloaded. It
   prints the time from the navigation to the card and the newest answer drawn, the page's DOM
@@ -19,10 +22,11 @@ loopback ports, on a fresh SQLite thread database each, against one paced agent
 Then each figure of this tree as a ratio of the baseline's. Targets (issue 27): bytes within 3×
 the answer at every turn, the last reported turn within 1.5× the first; the thread open in 1 s.
 
-Run it alone (no browser suite at the same time; about 15 min, most of it the baseline's build):
+Run it alone (no browser suite at the same time; about 25 min, most of it the baseline's build and
+the 500 short turns of each app):
 
     .venv/bin/python -m benchmarks.long_thread
-    .venv/bin/python -m benchmarks.long_thread --turns 40 --report 1,10,40 --backlog 200   # a quick look
+    .venv/bin/python -m benchmarks.long_thread --turns 40 --report 1,10,40 --backlog 200 --heap 10,50  # a quick look
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ class Result:
     switch_ms: float = 0.0
     dom_nodes: int = 0
     drawn: int = 0
+    heap_mb: dict[int, float] = field(default_factory=dict)  # turn -> JS heap after that many short turns
 
 
 @contextlib.contextmanager
@@ -168,6 +173,28 @@ def turns(browser: Any, url: str, agent_url: str, result: Result, count: int, re
     page.close()
 
 
+def heap_turns(browser: Any, url: str, result: Result, marks: set[int], deltas: int) -> None:
+    """``max(marks)`` short answers in a row on one thread: the JS heap after each turn in ``marks``."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    page.goto(url + "/")
+    expect(page.get_by_test_id("chat-input")).to_be_visible(timeout=120_000)
+    page.wait_for_timeout(1500)
+    for number in range(1, max(marks) + 1):
+        page.evaluate(OBSERVER)
+        _send(page, f"rate:0 deltas:{deltas} turn {number}")
+        page.wait_for_function("() => window.__marks.end", timeout=120_000, polling=50)
+        _idle(page)
+        if number in marks:
+            page.wait_for_timeout(500)
+            result.heap_mb[number] = _heap_mb(cdp)
+            print(f"  {result.app} heap after {number} short turns: {result.heap_mb[number]:.1f} MB", flush=True)
+    page.close()
+
+
 def opening(browser: Any, url: str, result: Result, backlog: int) -> None:
     """A thread of ``backlog`` turns and a pending approval, reloaded: how long until it is usable."""
     from playwright.sync_api import expect
@@ -211,6 +238,11 @@ def report_table(results: list[Result]) -> None:
     for result in results:
         print(f"{result.app:>9} {result.open_ms:>8.0f} {result.switch_ms:>10.0f} {result.dom_nodes:>10,}"
               f" {result.drawn:>15}")
+    if results[0].heap_mb:
+        marks = sorted(results[0].heap_mb)
+        print(f"\n{'app':>9} " + " ".join(f"{'heap MB @' + str(n):>13}" for n in marks))
+        for result in results:
+            print(f"{result.app:>9} " + " ".join(f"{result.heap_mb.get(n, 0):>13.1f}" for n in marks))
     ours = next(r for r in results if r.app == "this tree")
     base = next((r for r in results if r.app == "baseline"), None)
     first, last = ours.turns[0], ours.turns[-1]
@@ -220,6 +252,12 @@ def report_table(results: list[Result]) -> None:
           f"{last.ws_bytes / first.ws_bytes:.2f}x turn {first.number} (target 1.5x); heap turn {last.number} / "
           f"turn {middle.number}: {last.heap_mb / middle.heap_mb:.2f}x (target 2x); open {ours.open_ms:.0f} ms,"
           f" a switch {ours.switch_ms:.0f} ms (target 1,000)")
+    if ours.heap_mb:
+        low, high = min(ours.heap_mb), max(ours.heap_mb)
+        print(f"this tree: heap after {high} short turns / after {low}: {ours.heap_mb[high] / ours.heap_mb[low]:.2f}x"
+              f" (target 2x)" + (f"; the baseline's {base.heap_mb[high] / base.heap_mb[low]:.2f}x, and ours is "
+                                 f"{ours.heap_mb[high] / base.heap_mb[high]:.2f}x the baseline's at turn {high}"
+                                 if base is not None and base.heap_mb else ""))
     if base is not None:
         for t, b in zip(ours.turns, base.turns, strict=False):
             print(f"  turn {t.number}: bytes {t.ws_bytes / b.ws_bytes:.3f}x the baseline's, first token "
@@ -238,9 +276,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--report", default="1,40,200", help="the turns measured, comma-separated")
     parser.add_argument("--backlog", type=int, default=500, help="turns of the thread that is opened")
+    parser.add_argument("--heap", default="50,500", help="after how many short turns the heap is read ('': none)")
+    parser.add_argument("--heap-deltas", type=int, default=40, help="deltas per short turn (4 characters each)")
     parser.add_argument("--baseline", default=BASELINE, help="the commit to compare with ('' : none)")
     args = parser.parse_args(argv)
     report = {int(n) for n in args.report.split(",")}
+    heap_marks = {int(n) for n in args.heap.split(",") if n}
     logs = ROOT / "test-artifacts" / "long_thread"
     logs.mkdir(parents=True, exist_ok=True)
     chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -257,6 +298,8 @@ def main(argv: list[str] | None = None) -> None:
             with serve(name.replace(" ", "-"), cwd, agent_url, logs) as url:
                 turns(browser, url, agent_url, result, args.turns, report)
                 opening(browser, url, result, args.backlog)
+                if heap_marks:
+                    heap_turns(browser, url, result, heap_marks, args.heap_deltas)
             results.append(result)
         browser.close()
     report_table(results)
