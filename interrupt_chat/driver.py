@@ -59,10 +59,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     followed by ``live`` (the current turn: the user's message through its resumes, in its own
     state, loaded here when it changes); streaming touches only ``live``. ``full``: every var (a
     thread shown anew). ``shown``: a page (re)loaded the thread: it gets the history's newest page
-    whether or not it changed (another thread's history goes that way by itself), and every var
-    whether or not it differs from the state's: a fresh state (a backend restart, or a state wiped
-    without a reconnect) holds the defaults while the page still shows what it showed before, so a
-    value that equals a default must go too. ``starting``: a run is about
+    whether or not it changed (another thread's history goes that way by itself). ``starting``: a run is about
     to start, show it as running already. ``redraw``: the frozen texts changed (see
     :mod:`interrupt_chat.streaming`), so ``live`` is rebuilt even if the transcript did not change.
     """
@@ -73,22 +70,22 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
         paging.publish(chat, session, reset=shown, frozen={**(frozen_before or {}), **chat._frozen})
     if full or tail or redraw:
         _assign(await live.load(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
-                                                          chat._frozen), shown)
+                                                          chat._frozen))
     pending = session.tracker.pending
     # The last run's failure wins over a re-offered set (S15): the error is what just happened.
     waits = tool_rows(session)
     status = ("running" if session.running or starting else "error" if session.error
               else "interrupted" if pending is not None or waits else "idle")
-    _assign(chat, "status", status, shown)
-    _assign(chat, "following", status == "running" and not session.running, shown)  # another tab's (or worker's) run
-    _assign(chat, "error", people_error(session.error or ""), shown)
-    _assign(chat, "step", transcript.step or "", shown)
-    _assign(chat, "tool_waits", waits, shown)  # S27: calls waiting for a person lock the composer too
-    _assign(chat, "agent_state", transcript.state if isinstance(transcript.state, dict) else {}, shown)
-    _assign(chat, "locked", pending is not None or bool(waits), shown)
+    _assign(chat, "status", status)
+    _assign(chat, "following", status == "running" and not session.running)  # another tab's (or worker's) run
+    _assign(chat, "error", people_error(session.error or ""))
+    _assign(chat, "step", transcript.step or "")
+    _assign(chat, "tool_waits", waits)  # S27: calls waiting for a person lock the composer too
+    _assign(chat, "agent_state", transcript.state if isinstance(transcript.state, dict) else {})
+    _assign(chat, "locked", pending is not None or bool(waits))
     if full or history or status != "running":
-        _assign(chat, "branch_nav", branch_nav(session), shown)
-        _assign(chat, "regenerate_id", regenerable(session), shown)
+        _assign(chat, "branch_nav", branch_nav(session))
+        _assign(chat, "regenerate_id", regenerable(session))
     if full or status != "running":
         keep(chat, session)
     sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it
@@ -139,13 +136,13 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
         session = chat._session()
         # starting: another worker's run (orphans.py)
         await publish(chat, session, full=True, starting=chat.status == "running", shown=True)
-        await routing.route(state, chat_cls, session, shown=True)
+        await routing.route(state, chat_cls, session)
     return chat
 
 
-def _assign(state: rx.State, name: str, value: Any, force: bool = False) -> None:
-    """Set a var only when it changes (every assignment is sent to the browser), or always (``force``)."""
-    if force or getattr(state, name) != value:
+def _assign(state: rx.State, name: str, value: Any) -> None:
+    """Set a var only when it changes: every assignment is sent to the browser."""
+    if getattr(state, name) != value:
         setattr(state, name, value)
 
 

@@ -51,13 +51,11 @@ async def chat_of(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
 
 
 async def route(state: rx.State, chat_cls: type[ChatState], session: AgentSession, *,
-                keep_result: bool = False, shown: bool = False) -> HandlerCall | None:
+                keep_result: bool = False) -> HandlerCall | None:
     """Offer the session's pending set to the configurations (inside the lock).
 
     Returns the handler call owed to the chosen configuration when the set is new to it (and
     ``keep_result`` is False); the caller makes it with :func:`call_handler` after the lock.
-    ``shown``: a fresh state shows the thread; the others are cleared even if they hold nothing,
-    since the page may still draw a card an earlier state had (a restart without a reload).
     """
     pending = session.tracker.pending
     props = _props(pending)
@@ -66,7 +64,7 @@ async def route(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     for config_cls in configs_of(chat_cls):
         config = await state.get_state(config_cls)
         if config_cls is not chosen or props is None or pending is None:
-            if config.active or shown:
+            if config.active:
                 _clear(config)
             continue
         new = not (config.active and config.event == props["event"] and config.interrupts == props["interrupts"])

@@ -396,28 +396,6 @@ async def test_finding09_s25_an_inbox_form_submitted_to_a_fresh_state_carries_it
     assert resume["resume"][0]["payload"] == {"color": "blue"}
 
 
-async def test_finding09_s25_a_stale_card_clicked_on_a_fresh_state_sends_nothing_and_the_page_is_told_idle(
-        chats, agent):
-    """A tab whose state was wiped (a restart, no reconnect) still draws the card another tab answered.
-
-    Its click reaches a fresh state, whose vars hold the defaults: "idle" and no card equal them, so
-    they would not be sent, and the page would show the stale card and "Waiting for you" for good.
-    """
-    a = await Tab(chats["plain"], agent[2]).load()
-    await a.send("approval")
-    [interrupt_id] = a.ids()
-    b = await Tab(chats["plain"], agent[2]).load()
-    await b.resolve({"approved": True}, interrupt_id)  # answered elsewhere: the resume ran
-    a.restart()
-    a.root._clean()
-    await a.resolve({"approved": True}, interrupt_id)  # the stale card
-    assert len(resumes(a.requests(), interrupt_id)) == 1
-    delta = a.root.get_delta()
-    chat, config = delta[a.chat.get_full_name()], delta[(await a.config()).get_full_name()]
-    assert chat["status_rx_state_"] == "idle" and chat["locked_rx_state_"] is False
-    assert config["active_rx_state_"] is False and config["cards_rx_state_"] == []
-
-
 # -- 10. a server-side tool left waiting ------------------------------------------------------------------------
 
 async def test_finding10_a_server_side_tool_left_waiting_by_a_restart_runs_on_the_next_load(chats, agent, database):
