@@ -93,6 +93,7 @@ def test_earlier_messages_is_a_button_for_the_keyboard(chat: Chat):
 def test_the_thread_search_opens_the_thread_at_an_old_match(chat: Chat):
     _long_thread(chat)
     chat.page.get_by_test_id("thread-new").click()  # the search is made from another thread
+    expect(chat.messages("user")).to_have_count(0)
     chat.send("hello")
     chat.wait("idle")
     item = chat.page.get_by_test_id("thread-item")
