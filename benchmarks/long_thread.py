@@ -140,28 +140,43 @@ def _idle(page: Any, status: str = "idle") -> None:
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", status, timeout=120_000)
 
 
-def turns(browser: Any, url: str, agent_url: str, result: Result, count: int, report: set[int]) -> None:
-    """``count`` unpaced answers in a row on one thread; the reported ones measured."""
-    from playwright.sync_api import expect
-
+def _chat_page(browser: Any) -> tuple[Any, Any]:
+    """A page of its own and its CDP session (performance metrics on)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     cdp = page.context.new_cdp_session(page)
-    cdp.send("Network.enable")
     cdp.send("Performance.enable")
-    frames: list[int] = []
-    cdp.on("Network.webSocketFrameReceived",
-           lambda event: frames.append(len(event["response"]["payloadData"].encode())))
+    return page, cdp
+
+
+def _open(page: Any, url: str) -> None:
+    from playwright.sync_api import expect
+
     page.goto(url + "/")
     expect(page.get_by_test_id("chat-input")).to_be_visible(timeout=120_000)
     page.wait_for_timeout(1500)  # hydrated and idle
+
+
+def _answered(page: Any, text: str) -> None:
+    """Send ``text`` and wait until its answer's end mark is drawn and the run is idle (marks in ``window.__marks``)."""
+    page.evaluate(OBSERVER)
+    _send(page, text)
+    page.wait_for_function("() => window.__marks.end", timeout=600_000, polling=100)
+    _idle(page)
+
+
+def turns(browser: Any, url: str, agent_url: str, result: Result, count: int, report: set[int]) -> None:
+    """``count`` unpaced answers in a row on one thread; the reported ones measured."""
+    page, cdp = _chat_page(browser)
+    cdp.send("Network.enable")
+    frames: list[int] = []
+    cdp.on("Network.webSocketFrameReceived",
+           lambda event: frames.append(len(event["response"]["payloadData"].encode())))
+    _open(page, url)
     for number in range(1, count + 1):
-        page.evaluate(OBSERVER)
         measured = number in report
         busy = _task_duration(cdp) if measured else 0.0
         frames.clear()
-        _send(page, "rate:0")
-        page.wait_for_function("() => window.__marks.end", timeout=600_000, polling=100)
-        _idle(page)
+        _answered(page, "rate:0")
         page.wait_for_timeout(500 if measured else 100)  # the run's end (status, settling) is part of the turn
         if measured:
             busy = _task_duration(cdp) - busy
@@ -175,19 +190,10 @@ def turns(browser: Any, url: str, agent_url: str, result: Result, count: int, re
 
 def heap_turns(browser: Any, url: str, result: Result, marks: set[int], deltas: int) -> None:
     """``max(marks)`` short answers in a row on one thread: the JS heap after each turn in ``marks``."""
-    from playwright.sync_api import expect
-
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Performance.enable")
-    page.goto(url + "/")
-    expect(page.get_by_test_id("chat-input")).to_be_visible(timeout=120_000)
-    page.wait_for_timeout(1500)
+    page, cdp = _chat_page(browser)
+    _open(page, url)
     for number in range(1, max(marks) + 1):
-        page.evaluate(OBSERVER)
-        _send(page, f"rate:0 deltas:{deltas} turn {number}")
-        page.wait_for_function("() => window.__marks.end", timeout=120_000, polling=50)
-        _idle(page)
+        _answered(page, f"rate:0 deltas:{deltas} turn {number}")
         if number in marks:
             page.wait_for_timeout(500)
             result.heap_mb[number] = _heap_mb(cdp)
