@@ -21,12 +21,13 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .endpoint import set_default_agent_url
     from .expiry import expiry_sweeper
     from .files import Attachments
+    from .gc_tuning import tune_gc
     from .state import ChatState, InterruptState
     from .tools import FrontendToolState
 
 __all__ = ["Attachments", "Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
            "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "policy_list",
-           "set_default_agent_url", "thread_list"]
+           "set_default_agent_url", "thread_list", "tune_gc"]
 
 _LAZY = {
     "Attachments": "interrupt_chat.files",
@@ -41,6 +42,7 @@ _LAZY = {
     "decide_page": "interrupt_chat.components.decide",
     "set_default_agent_url": "interrupt_chat.endpoint",
     "expiry_sweeper": "interrupt_chat.expiry",
+    "tune_gc": "interrupt_chat.gc_tuning",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",
