@@ -721,6 +721,47 @@ async def test_slow_agent_hits_read_timeout(loopback):
 
 
 @pytest.mark.loopback
+async def test_read_timeout_after_many_reads_is_the_transports_own_check(loopback):
+    """After the head, aiohttp's per-read timer is off and the body's idle check takes over: a stall
+    after several paced reads still fails within 1 to 1½ read timeouts of the last byte."""
+    stream = Stream([started(), 0.05, *text("m1", "a"), 0.05, *text("m2", "b"), 0.05, *text("m3", "c"), 3.0,
+                     finished()])
+    client = AgentClient(loopback.mount(ScriptedAgent(stream)), read_timeout=0.4)
+    loop = asyncio.get_running_loop()
+    last = 0.0
+    events: list = []
+
+    async def read() -> None:
+        nonlocal last
+        async for event in client.run(make_input()):
+            events.append(event)
+            last = loop.time()
+
+    with pytest.raises(AgentTimeoutError, match="timed out waiting for the agent"):
+        await asyncio.wait_for(read(), 3)
+    waited = loop.time() - last
+    assert types(events)[-1] == "TEXT_MESSAGE_END" and len(events) == 10
+    assert 0.35 <= waited < 1.2, waited
+    await assert_usable(client)
+
+
+@pytest.mark.loopback
+async def test_a_busy_consumer_is_not_a_read_timeout(loopback):
+    """Time the reader spends elsewhere does not count: the agent wrote more events at once than the
+    run queues, the consumer stops for three read timeouts after the first, and the run still ends."""
+    deltas = [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": f"x{i} "} for i in range(100)]
+    stream = Stream([started(), {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}, *deltas,
+                     {"type": "TEXT_MESSAGE_END", "messageId": "m1"}, finished()])
+    client = AgentClient(loopback.mount(ScriptedAgent(stream)), read_timeout=0.2)
+    events = []
+    async for event in client.run(make_input()):
+        events.append(event)
+        if len(events) == 1:
+            await asyncio.sleep(0.6)
+    assert len(events) == 104 and types(events)[-1] == "RUN_FINISHED"
+
+
+@pytest.mark.loopback
 async def test_slow_first_byte_hits_read_timeout(loopback):
     stream = Stream([2.0, *simple_run()])
     client = AgentClient(loopback.mount(ScriptedAgent(stream)), read_timeout=0.3)
