@@ -23,6 +23,7 @@ from reflex_base.event.context import EventContext
 from . import answers, expiry, links, live, notifier, paging, persistence, routing, rule_answers, runs, streaming, sync
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
+from .load import PUSH_INTERVAL, WorkerLoad
 from .views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 
 if TYPE_CHECKING:
@@ -32,15 +33,11 @@ __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "
            "resync", "run_handlers", "stop"]
 
 PUSHES_PER_SECOND = 20
-PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND
 STARTS = frozenset({EventType.TEXT_MESSAGE_START, EventType.REASONING_MESSAGE_START, EventType.TOOL_CALL_START})
 ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the websocket frame's envelope (measured)
 STREAM_RATIO = 1.5  # at most this many envelope bytes per streamed character, over a run
 STREAM_IDLE = 0.3  # seconds without new text that count as a pause: what waits is pushed
 MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agents: fewer than 10 tokens/s)
-MAX_PUSH_INTERVAL = 0.5  # the longest tick a busy worker stretches to (the lag target is 1 s)
-LOAD_GAIN = 4.0  # tick = PUSH_INTERVAL + LOAD_GAIN * the worker's smoothed timer lateness
-LOAD_SMOOTHING = 0.1
 LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync)
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
@@ -313,32 +310,15 @@ async def _emit(chunks: list[streaming.Chunk]) -> None:
     await context.emit_event(Event(name="_call_script", payload={"javascript_code": streaming.script(chunks)}))
 
 
-class _Load:
-    """How busy this worker is, from how late its push timers fire: pushes space out as it gets busier.
-
-    One per process: every run's throttle feeds it and reads it, so 200 chats on one worker share
-    what the worker can serve (a busy loop fires timers late; fewer pushes then free it).
-    """
-
-    lag = 0.0  # seconds, smoothed
-
-    @classmethod
-    def sample(cls, late: float) -> None:
-        cls.lag += (max(late, 0.0) - cls.lag) * LOAD_SMOOTHING
-
-    @classmethod
-    def interval(cls) -> float:
-        return min(PUSH_INTERVAL + LOAD_GAIN * cls.lag, MAX_PUSH_INTERVAL)
-
-
 class _Throttle:
     """When to push: lifecycle events at once, other changes at most once per tick, with a trailing push.
 
     Streamed text is paid for in envelopes: a push that only carries text is sent when the text
     waiting is worth its envelope (``STREAM_RATIO``), so the bytes stay near the text's own at any
     token rate; the first text of a message goes at once, and a pause sends what waits. The tick
-    lengthens when the worker is busy (:class:`_Load`). A push that only carries text for texts
-    already frozen skips the state lock, except once a second (a resync request waits in the state).
+    lengthens when the worker is busy (:class:`~interrupt_chat.load.WorkerLoad`). A push that only
+    carries text for texts already frozen skips the state lock, except once a second (a resync
+    request waits in the state).
     """
 
     def __init__(self, push: Callable[[bool, bool], Awaitable[None]]) -> None:
@@ -369,13 +349,13 @@ class _Throttle:
             self._other = True
         first = text and self._fresh
         if kind in FLUSH_NOW or first or (
-                now - self._last >= _Load.interval() and (not self._waiting or self._affordable())):
+                now - self._last >= WorkerLoad.interval() and (not self._waiting or self._affordable())):
             self._fresh = kind in STARTS
             await self._now(now, kind == EventType.RUN_STARTED, free=first)
             return
         self._fresh = self._fresh or kind in STARTS
         if self._timer is None:
-            delay = STREAM_IDLE if self._waiting else self._last + _Load.interval() - now
+            delay = STREAM_IDLE if self._waiting else self._last + WorkerLoad.interval() - now
             self._arm(max(delay, 0.0))
 
     def _affordable(self) -> bool:
@@ -409,12 +389,12 @@ class _Throttle:
 
     def _fire(self) -> None:  # nothing new for a while: push what waits (its own task; the lock serializes)
         now = self._loop.time()
-        _Load.sample(now - self._timer_at)
+        WorkerLoad.sample(now - self._timer_at)
         if self._waiting and now < self._due:  # text is still flowing: wait for a pause, or its envelope
             self._arm(self._due - now)
             return
         if self._trailing is not None and not self._trailing.done():  # the previous one is still pushing
-            self._arm(_Load.interval())
+            self._arm(WorkerLoad.interval())
             return
         self._timer, self._last = None, now
         self._account()

@@ -20,6 +20,7 @@ from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .feedback import FeedbackHandlers
 from .inbox import InboxHandlers
+from .load import read_pause
 from .mixins import ConcreteSubclasses
 from .threads import ThreadListHandlers
 from .threads_db import ThreadSummary
@@ -230,7 +231,8 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
         return dict(await value if inspect.isawaitable(value) else value)
 
     def _client(self) -> AgentClient:
-        return AgentClient(self.__class__.agent_url or default_agent_url() or "")  # headers: set per run
+        # headers: set per run; a busy worker reads the streams in bigger pieces (load.read_pause)
+        return AgentClient(self.__class__.agent_url or default_agent_url() or "", read_pause=read_pause)
 
     def _new_session(self) -> AgentSession:
         return attach(AgentSession(self._client()), self.__class__)

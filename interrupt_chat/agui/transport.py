@@ -19,7 +19,7 @@ import json
 import logging
 import re
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -89,12 +89,17 @@ class AgentClient:
         headers: extra request headers (e.g. authorization).
         transport: an ``httpx`` transport, e.g. ``httpx.ASGITransport(app)`` for an in-process agent.
             The caller owns it: runs, several at once included, use it and never close it.
+        read_pause: called after each read of a run's stream: seconds to wait before the next read
+            (0: at once). A busy server reads its streams in bigger pieces this way: the events
+            wait in the socket's buffer and come as one batch. Time paused is not read timeout.
     """
 
     def __init__(self, url: str, *, connect_timeout: float = 10.0, read_timeout: float = 120.0,
-                 headers: dict[str, str] | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 headers: dict[str, str] | None = None, transport: httpx.AsyncBaseTransport | None = None,
+                 read_pause: Callable[[], float] | None = None) -> None:
         """Configure the client; nothing connects until a run is iterated."""
         self.url = url
+        self.read_pause = read_pause
         self.timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout,
                                      pool=connect_timeout)
         self.headers = dict(headers or {})
@@ -257,7 +262,8 @@ class AgentRun:
         response.encoding = "utf-8"
         repair = SurrogateRepair()  # no cap on a whole run: what is kept is bounded (transcript.MAX_TEXT_CHARS)
         # _Bounded is duck-typed for httpx-sse, which reads only ``headers`` and ``aiter_text``: hence the ignore
-        async for sse in EventSource(_Bounded(response)).aiter_sse():  # type: ignore[arg-type]
+        bounded = _Bounded(response, self._client.read_pause)
+        async for sse in EventSource(bounded).aiter_sse():  # type: ignore[arg-type]
             if not sse.data:  # a comment-only or data-less event carries nothing
                 continue
             if len(sse.data) > MAX_EVENT_CHARS:
@@ -328,8 +334,9 @@ class _Bounded:
     SSE standard ignores it).
     """
 
-    def __init__(self, response: httpx.Response) -> None:
+    def __init__(self, response: httpx.Response, pause: Callable[[], float] | None = None) -> None:
         self._response = response
+        self._pause = pause
         # media types are case-insensitive (RFC 9110); httpx-sse compares "text/event-stream" exactly
         self.headers = {"content-type": response.headers.get("content-type", "").lower()}
 
@@ -345,6 +352,8 @@ class _Bounded:
                 raise _too_large()
             tail = window[-3:]
             yield text
+            if self._pause is not None and (wait := self._pause()) > 0:
+                await asyncio.sleep(wait)  # what arrives meanwhile is read as one piece
 
 
 def _too_large() -> AgentStreamError:

@@ -762,6 +762,31 @@ async def test_a_busy_consumer_is_not_a_read_timeout(loopback):
 
 
 @pytest.mark.loopback
+async def test_read_pause_reads_a_paced_stream_in_bigger_pieces_and_is_not_read_timeout(loopback):
+    """``read_pause`` (a busy worker's): the client waits after each read, so the events the agent
+    wrote meanwhile come in one read, as one batch. The pause is longer than the read timeout and
+    still no timeout: the reader was not waiting for the agent."""
+    deltas = []
+    for i in range(12):
+        deltas += [0.03, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": f"d{i} "}]
+    stream = Stream([started(), {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}, *deltas,
+                     {"type": "TEXT_MESSAGE_END", "messageId": "m1"}, finished()])
+    pauses: list[float] = []
+
+    def pause() -> float:
+        pauses.append(0.15)
+        return 0.15
+
+    client = AgentClient(loopback.mount(ScriptedAgent(stream)), read_timeout=0.1, read_pause=pause)
+    batches = [batch async for batch in client.run(make_input()).batches()]
+    events = [event for batch in batches for event in batch]
+    assert types(events)[-1] == "RUN_FINISHED" and len(events) == 16
+    assert "".join(e.delta for e in events if e.type == "TEXT_MESSAGE_CONTENT") == "".join(f"d{i} " for i in range(12))
+    assert len(batches) <= 6 < len(events)  # 12 deltas written 30 ms apart, read every 150 ms
+    assert len(pauses) == len(batches) or len(pauses) == len(batches) + 1  # once per read (maybe the end's)
+
+
+@pytest.mark.loopback
 async def test_slow_first_byte_hits_read_timeout(loopback):
     stream = Stream([2.0, *simple_run()])
     client = AgentClient(loopback.mount(ScriptedAgent(stream)), read_timeout=0.3)

@@ -1,0 +1,44 @@
+"""How busy this worker is, from how late its push timers fire; what the streams do about it.
+
+One per process: every run's push throttle (:mod:`interrupt_chat.driver`) feeds it and reads it,
+so 500 chats on one worker share what the worker can serve. A busy loop fires timers late; then
+pushes space out (fewer envelopes) and the agents' streams are read in bigger pieces (fewer
+wake-ups, and the deltas of one read are joined before they are applied:
+:mod:`interrupt_chat.agui.coalesce`). An idle worker reads and pushes at once
+(docs/decisions/0023).
+"""
+
+from __future__ import annotations
+
+__all__ = ["LOAD_GAIN", "MAX_PUSH_INTERVAL", "PUSH_INTERVAL", "READ_PAUSE_SHARE", "WorkerLoad", "read_pause"]
+
+PUSH_INTERVAL = 1.0 / 20  # the shortest tick: 20 pushes a second
+MAX_PUSH_INTERVAL = 0.5  # the longest tick a busy worker stretches to (the lag target is 1 s)
+LOAD_GAIN = 4.0  # tick = PUSH_INTERVAL + LOAD_GAIN * the worker's smoothed timer lateness
+LOAD_SMOOTHING = 0.1
+READ_PAUSE_SHARE = 0.5  # of the tick's stretch, waited between two reads of a stream
+
+
+class WorkerLoad:
+    """The worker's smoothed timer lateness, and the push tick it calls for."""
+
+    lag = 0.0  # seconds, smoothed
+
+    @classmethod
+    def sample(cls, late: float) -> None:
+        """A timer fired ``late`` seconds after it was due."""
+        cls.lag += (max(late, 0.0) - cls.lag) * LOAD_SMOOTHING
+
+    @classmethod
+    def interval(cls) -> float:
+        """Seconds between two pushes of one run."""
+        return min(PUSH_INTERVAL + LOAD_GAIN * cls.lag, MAX_PUSH_INTERVAL)
+
+
+def read_pause() -> float:
+    """Seconds a run's stream waits after a network read before the next (``AgentClient(read_pause=...)``).
+
+    0 while the worker keeps up. Under load, half of what the push tick stretched by: the events
+    wait in the socket's buffer instead of in the throttle, and arrive together.
+    """
+    return (WorkerLoad.interval() - PUSH_INTERVAL) * READ_PAUSE_SHARE
