@@ -96,11 +96,11 @@ class Started:
             return ""
 
 
-def spawn(name: str, cmd: list[str], tmp: Path, env: dict[str, str] | None = None) -> Started:
+def spawn(name: str, cmd: list[str], tmp: Path, env: dict[str, str] | None = None, cwd: Path = ROOT) -> Started:
     """Start ``cmd`` in a session (process group) of its own, its output in ``tmp/<name>.log``."""
     log = tmp / f"{name}.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     return Started(name, proc, log)
 
@@ -186,15 +186,15 @@ _default.create_ssl_context = _cached
 '''
 
 _PUSH_INTERVAL = '''
-# what-if push-interval={value}: interrupt_chat.driver.PUSH_INTERVAL (seconds between two pushes of one
-# chat while text streams) set as soon as the module is imported
+# what-if push-interval={value}: interrupt_chat.load.PUSH_INTERVAL (the shortest tick between two pushes
+# of one chat while text streams) set as soon as the module is imported
 import importlib.abc
 import sys
 
 
 class _SetInterval(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "interrupt_chat.driver":
+        if name != "interrupt_chat.load":
             return None
         sys.meta_path.remove(self)
         spec = __import__("importlib.util").util.find_spec(name)
@@ -203,7 +203,6 @@ class _SetInterval(importlib.abc.MetaPathFinder):
         def exec_module(module):
             run(module)
             module.PUSH_INTERVAL = {value}
-            module.PUSHES_PER_SECOND = 1 / {value}
 
         spec.loader.exec_module = exec_module
         return spec
@@ -213,7 +212,7 @@ sys.meta_path.insert(0, _SetInterval())
 '''
 
 _ADAPTIVE_PUSH = '''
-# what-if adaptive-push={value}: one controller per worker sets interrupt_chat.driver.PUSH_INTERVAL from
+# what-if adaptive-push={value}: one controller per worker sets interrupt_chat.load.PUSH_INTERVAL from
 # the event loop's lag: every 0.25 s, the worst lateness of a 50 ms timer in that window; above
 # 100 ms the interval grows x1.5 (up to {value} s), below 25 ms it shrinks /1.25 (down to 50 ms)
 import asyncio
@@ -231,10 +230,11 @@ def _start(module):
                 before = loop.time()
                 await asyncio.sleep(0.05)
                 worst = max(worst, loop.time() - before - 0.05)
+            load = sys.modules["interrupt_chat.load"]
             if worst > 0.1:
-                module.PUSH_INTERVAL = min({value}, module.PUSH_INTERVAL * 1.5)
+                load.PUSH_INTERVAL = min({value}, load.PUSH_INTERVAL * 1.5)
             elif worst < 0.025:
-                module.PUSH_INTERVAL = max(0.05, module.PUSH_INTERVAL / 1.25)
+                load.PUSH_INTERVAL = max(0.05, load.PUSH_INTERVAL / 1.25)
 
     init = module._Throttle.__init__
     tasks = {{}}
@@ -305,7 +305,7 @@ def start_backend(args: argparse.Namespace, tmp: Path, agent_url: str, redis_url
         env["REFLEX_REDIS_URL"] = redis_url
     reflex = str(Path(sys.executable).with_name("reflex"))
     backend = spawn("backend", [reflex, "run", "--env", "prod", "--backend-only", "--backend-host", "127.0.0.1",
-                                "--backend-port", str(port), "--loglevel", "warning"], tmp, env)
+                                "--backend-port", str(port), "--loglevel", "warning"], tmp, env, args.app_root)
     url = f"http://127.0.0.1:{port}"
     wait_http(f"{url}/ping", backend, 120)
     return backend, url
@@ -757,12 +757,12 @@ def print_summary(s: dict[str, Any]) -> None:
         print(f"  error: {sample}")
 
 
-def code_version() -> str:
+def code_version(root: Path = ROOT) -> str:
     """The commit measured, and which files of the app differ from it (the working tree is what runs)."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
                               check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "interrupt_chat"], cwd=ROOT, capture_output=True,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "interrupt_chat"], cwd=root, capture_output=True,
                                text=True, check=True).stdout.split("\n")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -802,6 +802,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="load a what-if patch into the backend, to size a fix before making it: ssl-cache, "
                              "push-interval=SECONDS, adaptive-push=MAX_SECONDS (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument("--app-root", type=Path, default=ROOT,
+                        help="the tree whose app the backend runs (another commit's checkout; default: this one)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, database)")
     args = parser.parse_args(argv)
     if args.workers > 1 and not args.redis:
@@ -834,7 +836,7 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(drive(args, base_url, agent_url, groups))
         summary = summarize(args, result, names)
         summary["total_s"] = time.time() - t_start
-        summary["code"] = code_version()
+        summary["code"] = code_version(args.app_root)
         summary["what_if"] = args.what_if
         problems = backend_log_problems(backend.log)
         summary["backend_log_problem_lines"] = len(problems)
