@@ -20,7 +20,21 @@ from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from . import answers, expiry, links, live, notifier, paging, persistence, routing, rule_answers, runs, streaming, sync
+from . import (
+    answers,
+    expiry,
+    links,
+    live,
+    load,
+    notifier,
+    paging,
+    persistence,
+    routing,
+    rule_answers,
+    runs,
+    streaming,
+    sync,
+)
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
 from .load import PUSH_INTERVAL, WorkerLoad
@@ -124,6 +138,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     """
     chat = await routing.chat_of(state, chat_cls)
     expiry.ensure_running()  # Chat(on_expiry="cancel"): this worker may sweep
+    load.watch()  # the push tick and the reads follow how busy this worker is
     if chat.loaded and chat._owner_key and await persistence.owner_of(chat) != chat._owner_key:  # another user now
         chat.loaded = False
     if not chat.loaded:
@@ -325,7 +340,6 @@ class _Throttle:
         self._push = push
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None  # the trailing push, armed while a change waits
-        self._timer_at = 0.0
         self._trailing: asyncio.Future[None] | None = None
         self._last = self._locked = 0.0  # the last push, the last push that took the lock
         self._due = 0.0  # when the waiting text goes anyway: a pause, or its longest wait (trailing push)
@@ -362,7 +376,6 @@ class _Throttle:
         return (self._envelopes + 1) * ENVELOPE_BYTES <= STREAM_RATIO * (self._streamed + self._waiting)
 
     def _arm(self, delay: float) -> None:
-        self._timer_at = self._loop.time() + delay
         self._timer = self._loop.call_later(delay, self._fire)
 
     def _text_only(self, now: float, route: bool) -> bool:
@@ -389,7 +402,6 @@ class _Throttle:
 
     def _fire(self) -> None:  # nothing new for a while: push what waits (its own task; the lock serializes)
         now = self._loop.time()
-        WorkerLoad.sample(now - self._timer_at)
         if self._waiting and now < self._due:  # text is still flowing: wait for a pause, or its envelope
             self._arm(self._due - now)
             return

@@ -10,13 +10,20 @@ wake-ups, and the deltas of one read are joined before they are applied:
 
 from __future__ import annotations
 
-__all__ = ["LOAD_GAIN", "MAX_PUSH_INTERVAL", "PUSH_INTERVAL", "READ_PAUSE_SHARE", "WorkerLoad", "read_pause"]
+import asyncio
+import weakref
+
+__all__ = ["LOAD_GAIN", "MAX_PUSH_INTERVAL", "PROBE_INTERVAL", "PUSH_INTERVAL", "READ_PAUSE_SHARE", "WorkerLoad",
+           "read_pause", "watch"]
 
 PUSH_INTERVAL = 1.0 / 20  # the shortest tick: 20 pushes a second
 MAX_PUSH_INTERVAL = 0.5  # the longest tick a busy worker stretches to (the lag target is 1 s)
 LOAD_GAIN = 4.0  # tick = PUSH_INTERVAL + LOAD_GAIN * the worker's smoothed timer lateness
 LOAD_SMOOTHING = 0.1
 READ_PAUSE_SHARE = 0.5  # of the tick's stretch, waited between two reads of a stream
+PROBE_INTERVAL = 0.05  # seconds between two samples of the loop's lateness
+
+_watched: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 
 
 class WorkerLoad:
@@ -33,6 +40,27 @@ class WorkerLoad:
     def interval(cls) -> float:
         """Seconds between two pushes of one run."""
         return min(PUSH_INTERVAL + LOAD_GAIN * cls.lag, MAX_PUSH_INTERVAL)
+
+
+def watch() -> None:
+    """Sample this loop's lateness every :data:`PROBE_INTERVAL` from now on (once per loop; cheap to call again).
+
+    A timer that re-arms itself: the load is known whatever the runs do (pushes that need no timer,
+    reads that come in batches) and falls back to 0 when the worker is idle.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    if loop not in _watched:
+        _watched.add(loop)
+        loop.call_later(PROBE_INTERVAL, _probe, loop, loop.time() + PROBE_INTERVAL)
+
+
+def _probe(loop: asyncio.AbstractEventLoop, due: float) -> None:
+    now = loop.time()
+    WorkerLoad.sample(now - due)
+    loop.call_later(PROBE_INTERVAL, _probe, loop, now + PROBE_INTERVAL)
 
 
 def read_pause() -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -39,3 +41,19 @@ def test_a_timer_that_fires_early_counts_as_on_time(lag):
     WorkerLoad.lag = 0.0
     WorkerLoad.sample(-0.5)
     assert WorkerLoad.lag == 0.0
+
+
+async def test_the_probe_sees_a_blocked_loop_and_an_idle_one(lag):
+    """``watch()``: a timer every 50 ms, whatever the runs do; a loop blocked for 300 ms shows as late,
+    and an idle loop brings the load back down."""
+    WorkerLoad.lag = 0.0
+    load.watch()
+    load.watch()  # once per loop
+    await asyncio.sleep(0.12)
+    assert WorkerLoad.lag < 0.01
+    time.sleep(0.3)  # the loop is stuck: the probe fires 250 ms late
+    await asyncio.sleep(0.06)
+    late = WorkerLoad.lag
+    assert late > 0.02
+    await asyncio.sleep(1.0)  # 20 samples on time
+    assert WorkerLoad.lag < late / 4
