@@ -5,7 +5,8 @@ worktree, then this tree), it runs ``benchmarks/load_harness.py`` (this tree's h
 agent, the app's backend: ``--app-root``) on one worker with the thread database in SQLite, by
 default 2 turns of 200 deltas at 20/s per chat, and prints the figures side by side with this
 tree's ratio to the baseline. ``--repeat N`` runs each cell N times and shows the median run (by
-p95 lag): one run of 500 chats on two cores varies by about ±20 %.
+p95 lag): one run of 500 chats on two cores varies by about ±20 %. The two apps take turns going
+first: a run right after another one came out slower.
 
     .venv/bin/python -m benchmarks.chats_per_worker                    # ~6 min
     .venv/bin/python -m benchmarks.chats_per_worker --repeat 3 --db off
@@ -110,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     with checkout(args.baseline) as base_root, tempfile.TemporaryDirectory(prefix="ic-cpw-") as tmp:
         for n in chats:
             for repeat in range(args.repeat):
-                for app, root in (("baseline", base_root), ("now", ROOT)):
+                pair = (("baseline", base_root), ("now", ROOT))
+                for app, root in pair if repeat % 2 == 0 else pair[::-1]:  # each goes first in turn
                     s = run_harness(root, n, args, Path(tmp) / f"{app}-{n}-{repeat}.json")
                     results.setdefault((app, n), []).append(s)
                     print(f"{n} chats, {app} ({s['code']}), run {repeat + 1}: p95 lag {s['lag_ms'][95]:.0f} ms, "
