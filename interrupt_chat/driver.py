@@ -37,7 +37,7 @@ from . import (
 )
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
-from .load import PUSH_INTERVAL, WorkerLoad
+from .load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
 from .views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 
 if TYPE_CHECKING:
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
            "resync", "run_handlers", "stop"]
 
-PUSHES_PER_SECOND = 20
 STARTS = frozenset({EventType.TEXT_MESSAGE_START, EventType.REASONING_MESSAGE_START, EventType.TOOL_CALL_START})
 ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the websocket frame's envelope (measured)
 STREAM_RATIO = 1.5  # at most this many envelope bytes per streamed character, over a run
@@ -138,7 +137,6 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     """
     chat = await routing.chat_of(state, chat_cls)
     expiry.ensure_running()  # Chat(on_expiry="cancel"): this worker may sweep
-    load.watch()  # the push tick and the reads follow how busy this worker is
     if chat.loaded and chat._owner_key and await persistence.owner_of(chat) != chat._owner_key:  # another user now
         chat.loaded = False
     if not chat.loaded:
@@ -170,6 +168,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
         origin = chat.router.session.client_token
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
+    load.watch()  # every run's pushes and reads follow how busy this worker is (headless runs too)
     outbox = streaming.Outbox(session.thread_id)
 
     async def push(route: bool, text_only: bool = False) -> None:

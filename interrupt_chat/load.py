@@ -1,6 +1,6 @@
-"""How busy this worker is, from how late its push timers fire; what the streams do about it.
+"""How busy this worker is, from how late a probe timer fires; what the streams do about it.
 
-One per process: every run's push throttle (:mod:`interrupt_chat.driver`) feeds it and reads it,
+One per process: every run's push throttle (:mod:`interrupt_chat.driver`) reads it,
 so 500 chats on one worker share what the worker can serve. A busy loop fires timers late; then
 pushes space out (fewer envelopes) and the agents' streams are read in bigger pieces (fewer
 wake-ups, and the deltas of one read are joined before they are applied:
@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import weakref
 
-__all__ = ["LOAD_GAIN", "MAX_PUSH_INTERVAL", "PROBE_INTERVAL", "PUSH_INTERVAL", "READ_PAUSE_SHARE", "WorkerLoad",
-           "read_pause", "watch"]
+__all__ = ["LOAD_GAIN", "MAX_PUSH_INTERVAL", "PROBE_INTERVAL", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "READ_PAUSE_SHARE",
+           "WorkerLoad", "read_pause", "watch"]
 
-PUSH_INTERVAL = 1.0 / 20  # the shortest tick: 20 pushes a second
+PUSHES_PER_SECOND = 20
+PUSH_INTERVAL = 1.0 / PUSHES_PER_SECOND  # the shortest tick
 MAX_PUSH_INTERVAL = 0.5  # the longest tick a busy worker stretches to (the lag target is 1 s)
 LOAD_GAIN = 4.0  # tick = PUSH_INTERVAL + LOAD_GAIN * the worker's smoothed timer lateness
 LOAD_SMOOTHING = 0.1
