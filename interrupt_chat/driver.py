@@ -168,7 +168,6 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
         origin = chat.router.session.client_token
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
-    load.watch()  # every run's pushes and reads follow how busy this worker is (headless runs too)
     outbox = streaming.Outbox(session.thread_id)
 
     async def push(route: bool, text_only: bool = False) -> None:
@@ -336,6 +335,7 @@ class _Throttle:
     """
 
     def __init__(self, push: Callable[[bool, bool], Awaitable[None]]) -> None:
+        load.watch()  # every run's ticks and reads follow how busy this worker is (headless runs too)
         self._push = push
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None  # the trailing push, armed while a change waits
