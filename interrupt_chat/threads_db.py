@@ -90,10 +90,12 @@ from .store.schema import metadata as _metadata
 from .store.sql import (
     _DELETE_MESSAGES_FROM,
     _INSERT_MESSAGE,
+    _INSERT_THREAD,
+    _LIST_THREADS,
+    _SELECT_HEAD,
     _UPDATE_MESSAGE,
     _UPDATE_THREAD,
     _UPDATE_THREAD_KEEPING_TITLE,
-    _W_THREAD,
     DB_URL_ENV,
     _check_tables,
     _Conflict,
@@ -429,8 +431,8 @@ class ThreadDB:
             if not renamed:
                 values["title"], values["title_custom"] = values.pop("default_title"), False
             try:
-                conn.execute(threads_table.insert().values(owner=owner, thread_id=session.thread_id, created_at=now,
-                                                           revision=revision, **values))
+                conn.execute(_INSERT_THREAD, {"owner": owner, "thread_id": session.thread_id, "created_at": now,
+                                              "revision": revision, **values})
             except IntegrityError as exc:  # another process created it meanwhile
                 raise _Conflict from exc
         else:
@@ -530,8 +532,7 @@ class ThreadDB:
         """
         where = {"w_owner": owner, "w_thread": thread_id}
         with self._transaction("read the thread's revision") as conn:
-            row = conn.execute(select(threads_table.c.revision, threads_table.c.meta, threads_table.c.updated_at)
-                               .where(_W_THREAD), where).first()
+            row = conn.execute(_SELECT_HEAD, where).first()
             if row is None:
                 return ThreadHead(0, _tombstoned(conn, where))
         meta = row.meta if isinstance(row.meta, dict) else {}
@@ -549,17 +550,15 @@ class ThreadDB:
             ThreadDBError: the database failed.
         """
         t, m = threads_table, messages_table
-        query = (select(t.c.thread_id, t.c.title, t.c.created_at, t.c.updated_at, t.c.pending_count)
-                 .where(t.c.owner == owner))
+        query = _LIST_THREADS
         needle = (search or "").strip()
         if needle:
             in_messages = exists().where((m.c.owner == t.c.owner) & (m.c.thread_id == t.c.thread_id)
                                          & m.c.text.icontains(needle, autoescape=True))
             query = query.where(or_(t.c.title.icontains(needle, autoescape=True), in_messages,
                                     store_branches.matches(t.c.owner, t.c.thread_id, needle)))
-        query = query.order_by(t.c.updated_at.desc(), t.c.thread_id)
         with self._transaction("list the threads") as conn:
-            rows = conn.execute(query).all()
+            rows = conn.execute(query, {"w_owner": owner}).all()
         return [ThreadSummary(r.thread_id, r.title, _aware(r.created_at), _aware(r.updated_at), r.pending_count > 0,
                               r.pending_count) for r in rows]
 

@@ -59,9 +59,7 @@ def _stored_row(conn: Connection, where: dict[str, Any], known: _Known, damaged:
 
 
 def _tombstoned(conn: Connection, where: dict[str, Any]) -> bool:
-    tombstone = tombstones_table
-    return conn.execute(select(tombstone.c.thread_id).where(
-        (tombstone.c.owner == where["w_owner"]) & (tombstone.c.thread_id == where["w_thread"]))).first() is not None
+    return conn.execute(_SELECT_TOMBSTONE, where).first() is not None
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,16 @@ class _Known:
 _W_THREAD = (threads_table.c.owner == bindparam("w_owner")) & (threads_table.c.thread_id == bindparam("w_thread"))
 _W_MESSAGES = ((messages_table.c.owner == bindparam("w_owner"))
                & (messages_table.c.thread_id == bindparam("w_thread")))
+# built once: a statement built per call is compiled (or its cache key computed from its literals) per call
 _SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta).where(_W_THREAD)
+_SELECT_HEAD = select(threads_table.c.revision, threads_table.c.meta, threads_table.c.updated_at).where(_W_THREAD)
+_SELECT_TOMBSTONE = select(tombstones_table.c.thread_id).where(
+    (tombstones_table.c.owner == bindparam("w_owner")) & (tombstones_table.c.thread_id == bindparam("w_thread")))
+_INSERT_THREAD = threads_table.insert()
+_LIST_THREADS = (select(threads_table.c.thread_id, threads_table.c.title, threads_table.c.created_at,
+                        threads_table.c.updated_at, threads_table.c.pending_count)
+                 .where(threads_table.c.owner == bindparam("w_owner"))
+                 .order_by(threads_table.c.updated_at.desc(), threads_table.c.thread_id))
 _SELECT_HASHES = select(messages_table.c.hash).where(_W_MESSAGES).order_by(messages_table.c.seq)
 _UPDATE_THREAD = threads_table.update().where(_W_THREAD & (threads_table.c.revision == bindparam("w_revision")))
 # a rename (here or in another process) does not move the revision: the title is kept in SQL when it is custom
