@@ -51,7 +51,9 @@ ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the 
 STREAM_RATIO = 1.5  # at most this many envelope bytes per streamed character, over a run
 STREAM_IDLE = 0.3  # seconds without new text that count as a pause: what waits is pushed
 MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agents: fewer than 10 tokens/s)
-LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync)
+LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync) …
+MAX_LOCK_INTERVAL = 10.0  # … which a busy worker stretches, as its push tick, up to this
+_resync_wanted: set[tuple[str, str]] = set()  # (tab, thread): the page lacks streamed text, a run here streams it
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
@@ -62,7 +64,8 @@ async def stop(chat: ChatState) -> bool:
 
 
 async def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
-                  redraw: bool = False, shown: bool = False, frozen_before: Mapping[str, int] | None = None) -> None:
+                  redraw: bool = False, shown: bool = False, frozen_before: Mapping[str, int] | None = None,
+                  watch: bool = True) -> None:
     """Copy the session's transcript and status into the chat's vars (inside the lock).
 
     The conversation is ``history`` (the turns before this one, sent as changes: :mod:`.paging`)
@@ -72,6 +75,8 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     whether or not it changed (another thread's history goes that way by itself). ``starting``: a run is about
     to start, show it as running already. ``redraw``: the frozen texts changed (see
     :mod:`interrupt_chat.streaming`), so ``live`` is rebuilt even if the transcript did not change.
+    ``watch``: (re)register the tab as showing the thread (a run's pushes leave it to the publish
+    that showed the thread: the tab did not move meanwhile, or the push would not be made).
     """
     transcript = session.transcript
     history, tail = transcript.take_changes()
@@ -98,7 +103,8 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
         _assign(chat, "regenerate_id", regenerable(session))
     if full or status != "running":
         keep(chat, session)
-    sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it
+    if watch:
+        sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it
 
 
 def keep(chat: ChatState, session: AgentSession) -> None:
@@ -151,8 +157,12 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
 
 
 def _assign(state: rx.State, name: str, value: Any) -> None:
-    """Set a var only when it changes: every assignment is sent to the browser."""
-    if getattr(state, name) != value:
+    """Set a var only when it changes: every assignment is sent to the browser.
+
+    The value is read from the state behind a background task's proxy: through the proxy, every
+    read of a list or dict var wraps it for change tracking, which a comparison does not need.
+    """
+    if getattr(getattr(state, "__wrapped__", state), name) != value:
         setattr(state, name, value)
 
 
@@ -168,11 +178,11 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
         origin = chat.router.session.client_token
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
-    outbox = streaming.Outbox(session.thread_id)
+    outbox, tab = streaming.Outbox(session.thread_id), (origin, session.thread_id)
 
     async def push(route: bool, text_only: bool = False) -> None:
-        chunks: list[streaming.Chunk] | None = outbox.grown(session.transcript) if text_only else None
-        if chunks is not None:  # only frozen texts grew: no var changes, so no lock (and no Redis round trip)
+        chunks = outbox.grown(session.transcript) if text_only and not _resync_asked(tab) else None
+        if chunks is not None:  # only frozen texts grew, and no resync waits: no lock (and no Redis round trip)
             await _emit(chunks)
             await sync.live(owner, session, origin)
             return
@@ -249,6 +259,7 @@ async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: st
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
     notice = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin)
+    _resync_wanted.discard((origin, session.thread_id))  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)
     if not notice and not resuming and not session.running and notifier.wanted(owner):  # what waits reaches them
@@ -289,7 +300,7 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     redraw = chat._resync or frozen != before
     if redraw:
         chat._frozen, chat._resync = frozen, False
-    await publish(chat, session, full=full, redraw=redraw, starting=starting, frozen_before=before)
+    await publish(chat, session, full=full, redraw=redraw, starting=starting, frozen_before=before, watch=full)
     if redraw:
         return chunks
     await _emit(chunks)
@@ -307,9 +318,19 @@ async def resync(chat: ChatState) -> None:
         paging.publish(chat, shown, reset=True)
     if chat.status == "running":
         chat._resync = True
+        if runs.local(persistence.run_key(chat, chat.thread_id)) is not None:  # driven here: its next push sees it
+            _resync_wanted.add((chat.router.session.client_token, chat.thread_id))
     elif chat._frozen:
         chat._frozen = {}
         await publish(chat, chat._session(), redraw=True)
+
+
+def _resync_asked(tab: tuple[str, str]) -> bool:
+    """Whether the tab's page asked for a resync since the run's last push that took the lock (forgets it)."""
+    if tab in _resync_wanted:
+        _resync_wanted.discard(tab)
+        return True
+    return False
 
 
 async def _emit(chunks: list[streaming.Chunk]) -> None:
@@ -379,7 +400,8 @@ class _Throttle:
 
     def _text_only(self, now: float, route: bool) -> bool:
         """Whether this push may skip the lock; else it takes it, and counts as the last that did."""
-        if not (route or self._other) and now - self._locked < LOCK_AT_LEAST_EVERY:
+        every = min(LOCK_AT_LEAST_EVERY * WorkerLoad.interval() / PUSH_INTERVAL, MAX_LOCK_INTERVAL)
+        if not (route or self._other) and now - self._locked < every:
             return True
         self._locked, self._other = now, False
         return False
