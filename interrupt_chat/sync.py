@@ -78,7 +78,8 @@ _last_live: dict[tuple[str, str], float] = {}  # (owner, thread) -> when its row
 
 def watch(chat: ChatState) -> None:
     """Remember that this tab shows ``chat.thread_id`` of its owner (inside the lock; cheap)."""
-    watch_page(chat._owner_key, chat.router.session.client_token, chat.get_full_name(), chat.thread_id)
+    state = getattr(chat, "__wrapped__", chat)  # read behind a background task's proxy: no change-tracking wrappers
+    watch_page(state._owner_key, state.router.session.client_token, state.get_full_name(), state.thread_id)
 
 
 def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:

@@ -57,3 +57,34 @@ async def test_the_probe_sees_a_blocked_loop_and_an_idle_one(lag):
     assert late > 0.02
     await asyncio.sleep(1.0)  # 20 samples on time
     assert WorkerLoad.lag < late / 4
+
+
+async def test_a_busy_worker_takes_the_state_lock_for_streamed_text_less_often(lag):
+    from interrupt_chat.driver import LOCK_AT_LEAST_EVERY, MAX_LOCK_INTERVAL, _Throttle
+
+    async def push(route: bool, text_only: bool = False) -> None:
+        return None
+
+    throttle = _Throttle(push)
+    now = asyncio.get_running_loop().time()
+    WorkerLoad.lag = 0.0  # idle: a text-only push takes the lock once its interval has passed
+    throttle._locked = now - LOCK_AT_LEAST_EVERY - 0.1
+    assert not throttle._text_only(now, route=False)
+    assert throttle._text_only(now + 0.1, route=False)  # it just did
+    for _ in range(200):
+        WorkerLoad.sample(2.0)  # busy: the interval stretches as the push tick does, up to a bound
+    throttle._locked = now - LOCK_AT_LEAST_EVERY - 0.1
+    assert throttle._text_only(now, route=False)
+    throttle._locked = now - MAX_LOCK_INTERVAL - 0.1
+    assert not throttle._text_only(now, route=False)
+    assert not throttle._text_only(now, route=True)  # RUN_STARTED routes: always under the lock
+    await throttle.close()
+
+
+def test_a_resync_asked_on_this_worker_is_taken_by_one_push():
+    from interrupt_chat import driver
+
+    driver._resync_wanted.add(("tab-token", "thread-1"))
+    assert driver._resync_asked(("tab-token", "thread-1"))
+    assert not driver._resync_asked(("tab-token", "thread-1"))  # taken: the next push may skip the lock again
+    assert not driver._resync_asked(("other-tab", "thread-1"))
