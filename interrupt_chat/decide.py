@@ -144,7 +144,7 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
     if link is None or db is None:
         return _Found("invalid")
     try:
-        owner_key = await persistence.db_call(_owner_of, db, link)
+        owner_key = await persistence.db_read(_owner_of, db, link)
         if owner_key is None:
             return _Found("invalid")
         chat_cls = _chat_of(owner_key)
@@ -154,7 +154,7 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
             chat = await state.get_state(chat_cls)
             if await persistence.owner_of(cast("Any", chat)) != owner_key:
                 return _Found("login")
-        decided = await persistence.db_call(db.decisions, owner_key, link.thread_id)
+        decided = await persistence.db_read(db.decisions, owner_key, link.thread_id)
         action = next((d.action for d in reversed(decided) if d.interrupt_id == link.interrupt_id), "")
         if await persistence.db_call(stored_secrets.used, db, links.token_id(token)):
             return _Found("done", action or "resolved")
@@ -162,7 +162,7 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
             return _Found("done", action)
         if link.expired:
             return _Found("done", "expired")
-        stored = await persistence.db_call(db.read, owner_key, link.thread_id)
+        stored = await persistence.db_read(db.read, owner_key, link.thread_id)
     except ThreadDBError:
         return _Found("invalid")
     session = stored.session if stored is not None else None

@@ -65,8 +65,8 @@ async def sweep() -> int:
     if not chats or db is None:
         return 0
     sent = 0
-    for owner_key, thread_id in await persistence.db_call(_candidates, db, list(chats)):
-        stored = await persistence.db_call(db.read, owner_key, thread_id)
+    for owner_key, thread_id in await persistence.db_read(_candidates, db, list(chats)):
+        stored = await persistence.db_read(db.read, owner_key, thread_id)
         if stored is None or stored.in_flight:
             continue
         tracker = stored.session.tracker

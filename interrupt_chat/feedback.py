@@ -33,7 +33,7 @@ async def show(chat: ChatState) -> None:
     if db is None or not chat._owner_key or not chat.thread_id:
         return
     try:
-        found = await persistence.db_call(store.of_thread, db, chat._owner_key, chat.thread_id)
+        found = await persistence.db_read(store.of_thread, db, chat._owner_key, chat.thread_id)
     except ThreadDBError as exc:
         persistence.unavailable(chat, exc)
         return

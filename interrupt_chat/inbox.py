@@ -45,7 +45,7 @@ async def fill(chat: ChatState) -> None:
     db, waiting = persistence.database(), dict[str, PendingItem | WaitingToolCall]()
     if db is not None and chat._owner_key:
         try:  # the thread ids, titles and waiting times; the cards come from the threads themselves
-            waiting = {item.thread_id: item for item in await persistence.db_call(db.waiting, chat._owner_key)}
+            waiting = {item.thread_id: item for item in await persistence.db_read(db.waiting, chat._owner_key)}
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
     thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]

@@ -9,7 +9,6 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import inspect
 import json
@@ -27,6 +26,7 @@ from reflex.utils.format import to_snake_case
 from . import notifier, runs, sync
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
+from .store import pools
 from .store.branches import BranchWrite
 from .store.moves import move_owner
 from .store.outage import Outage
@@ -82,6 +82,7 @@ UNAVAILABLE_NOTICE = ("Threads cannot be saved right now. This chat keeps workin
                       "database is back; until then a server restart would lose what is new.")
 CONFLICT_NOTICE = "This thread changed in another window meanwhile; reload to see where it stands."
 ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
+END_SAVE_WAIT_SECONDS = 3.0  # what an action waits at most for this process's save of a run's end
 CLAIM_GRACE_SECONDS = 5.0  # a run's claim this young is not read as orphaned: its driver registers right after it
 
 _db: ThreadDB | None = None
@@ -182,15 +183,25 @@ async def _move_legacy(chat: ChatState, owner: str, key: str) -> None:
 
 
 async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """A database call on a worker thread: a locked SQLite file or an unreachable server never stalls the loop.
+    """A database call on the writer thread: a locked SQLite file or an unreachable server never stalls the loop.
 
     While the database is down, calls fail at once until the next try is due, and the outage is
-    logged once (:class:`~interrupt_chat.store.outage.Outage`).
+    logged once (:class:`~interrupt_chat.store.outage.Outage`). Calls that only read go through
+    :func:`db_read`: they do not wait behind the writes (:mod:`interrupt_chat.store.pools`).
     """
+    return await _call(fn, args, kwargs, write=True)
+
+
+async def db_read(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A database call that only reads, on a reader thread; otherwise as :func:`db_call`."""
+    return await _call(fn, args, kwargs, write=False)
+
+
+async def _call(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any], *, write: bool) -> T:
     outage = _outage
     outage.check()
     try:
-        result = await asyncio.to_thread(fn, *args, **kwargs)
+        result = await pools.run(fn, *args, write=write, **kwargs)
     except ThreadDBError as exc:
         outage.failed(exc)
         raise
@@ -228,7 +239,7 @@ async def restore(chat: ChatState) -> None:
     if db is None or not owner:
         return
     try:
-        summaries = await db_call(db.threads, owner)
+        summaries = await db_read(db.threads, owner)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return
@@ -261,8 +272,9 @@ async def refresh(chat: ChatState, thread_id: str) -> Fresh:
         return Fresh()
     if mine.running:
         return Fresh()
+    await _end_saved(chat, thread_id)
     try:
-        head = await db_call(db.head, chat._owner_key, thread_id)
+        head = await db_read(db.head, chat._owner_key, thread_id)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return Fresh()
@@ -334,13 +346,25 @@ async def _read(chat: ChatState, thread_id: str) -> StoredThread | None:
     if db is None or not chat._owner_key:
         return None
     try:
-        stored = await db_call(db.read, chat._owner_key, thread_id, client=chat._client())
+        stored = await db_read(db.read, chat._owner_key, thread_id, client=chat._client())
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return None
     if stored is not None and stored.in_flight and not await _claimed(chat, thread_id, stored.updated_at):
         stored = await _orphaned(chat, stored)
     return stored
+
+
+async def _end_saved(chat: ChatState, thread_id: str) -> None:
+    """A run this process drove on the thread has ended and its end is being saved: wait for that save.
+
+    The page shows the run ended before its end is written (the write is after the state lock);
+    a read made meanwhile would see the run's claim and refuse the next action as busy.
+    """
+    key = run_key(chat, thread_id)
+    run = runs.local(key)
+    if run is not None and not getattr(run, "running", True):
+        await runs.ended(key, END_SAVE_WAIT_SECONDS)
 
 
 async def _claimed(chat: ChatState, thread_id: str, since: datetime | None) -> bool:
@@ -366,7 +390,7 @@ async def _orphaned(chat: ChatState, stored: StoredThread) -> StoredThread:
             await db_call(db.save, chat._owner_key, session, revision=stored.revision)
             await sync.changed(chat._owner_key, session.thread_id)
     except ThreadConflict:  # another tab or worker ended it (or ran on): read what it wrote
-        again = await db_call(db.read, chat._owner_key, session.thread_id, client=chat._client()) if db else None
+        again = await db_read(db.read, chat._owner_key, session.thread_id, client=chat._client()) if db else None
         return again if again is not None else stored
     except ThreadDBError as exc:
         unavailable(chat, exc)
@@ -513,7 +537,7 @@ async def summaries(owner: str) -> list[ThreadSummary] | None:
     if db is None or not owner:
         return None
     try:
-        return await db_call(db.threads, owner)
+        return await db_read(db.threads, owner)
     except ThreadDBError:  # logged once per outage (db_call)
         return None
 
@@ -532,7 +556,7 @@ async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
     if db is None or not chat._owner_key or not chat.thread_id:
         return []
     try:
-        records = await db_call(db.decisions, chat._owner_key, chat.thread_id)
+        records = await db_read(db.decisions, chat._owner_key, chat.thread_id)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return []

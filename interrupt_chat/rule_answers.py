@@ -53,7 +53,7 @@ async def rules_for(owner: str, session: AgentSession) -> list[policies.Rule]:
     if db is None or not owner or pending is None or pending.kind != "standard" or session.running:
         return []
     try:
-        return await persistence.db_call(store.rules, db, owner, session.thread_id)
+        return await persistence.db_read(store.rules, db, owner, session.thread_id)
     except ThreadDBError:  # no rule can be read: the person decides, as without rules
         log.warning("the owner's rules could not be read; the cards are shown instead")
         return []
@@ -140,7 +140,7 @@ async def rows(owner: str) -> list[dict[str, Any]]:
     db = persistence.database()
     if db is None or not owner:
         return []
-    found = await persistence.db_call(store.rules, db, owner)
+    found = await persistence.db_read(store.rules, db, owner)
     return [{"id": str(rule.id), "tool": rule.tool, "scope": rule.scope, "effect": rule.effect,
              "thread_id": rule.thread_id, "rule": rule.describe(),
              "created": rule.created_at.strftime("%Y-%m-%d %H:%M") if rule.created_at else ""} for rule in found]

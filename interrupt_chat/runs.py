@@ -34,7 +34,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
 __all__ = ["CHANNEL", "FORCED_OWNER", "KEY_PREFIX", "Key", "Registry", "Run", "add", "alive", "detached_context",
-           "local", "remove", "stop"]
+           "ended", "local", "remove", "stop"]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,7 @@ class Registry:
         self._url, self.refresh, self.ttl = redis_url, refresh, ttl
         self._holder, self._holder_pid = "", 0
         self._runs: dict[Key, Run] = {}
+        self._ends: dict[Key, list[asyncio.Future[None]]] = {}  # who waits for a run's removal (its end saved)
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the client and the listener belong to
         self._redis: Redis | None = None
         self._listener: asyncio.Task[None] | None = None
@@ -152,12 +153,32 @@ class Registry:
         if self._runs.get(key) is not run:
             return
         del self._runs[key]
+        for waiter in self._ends.pop(key, []):
+            if not waiter.done():
+                waiter.set_result(None)
         redis = await self._connect()
         if redis is not None:
             try:
                 await redis.eval(_DELETE_IF_MINE, 1, redis_key(key), self.holder)  # type: ignore[misc]
             except Exception as exc:  # noqa: BLE001 - Redis trouble: the key expires by itself
                 log.warning("runs: could not clear the liveness of %s: %s", key, exc)
+
+    async def ended(self, key: Key, timeout: float) -> None:
+        """Wait until this process no longer holds the run ``key`` (its end is saved), at most ``timeout`` seconds."""
+        if key not in self._runs:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._ends.setdefault(key, []).append(waiter)
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        except TimeoutError:
+            pass
+        finally:
+            waiters = self._ends.get(key, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            if not waiters:
+                self._ends.pop(key, None)
 
     async def stop(self, key: Key) -> bool:
         """Stop the run ``key`` wherever it runs. True when this process stopped it or a listener was told."""
@@ -272,6 +293,11 @@ async def remove(key: Key, run: Run) -> None:
 def local(key: Key) -> Run | None:
     """The run ``key`` when this process drives it."""
     return _registry.local(key)
+
+
+async def ended(key: Key, timeout: float) -> None:
+    """Wait until this process no longer holds the run ``key`` (its end is saved), at most ``timeout`` seconds."""
+    await _registry.ended(key, timeout)
 
 
 async def stop(key: Key) -> bool:

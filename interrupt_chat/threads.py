@@ -31,7 +31,7 @@ async def search(chat: ChatState, query: str) -> None:
     db = persistence.database()
     if db is not None and chat._owner_key:
         try:
-            chat._summaries = await persistence.db_call(db.threads, chat._owner_key, search=chat.thread_query or None)
+            chat._summaries = await persistence.db_read(db.threads, chat._owner_key, search=chat.thread_query or None)
         except ThreadDBError as exc:
             persistence.unavailable(chat, exc)
     driver.list_threads(chat)
@@ -65,7 +65,7 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
     notice = ""
     try:
         await persistence.db_call(db.rename, owner, thread_id, title)
-        summaries = await persistence.db_call(db.threads, owner, search=None)
+        summaries = await persistence.db_read(db.threads, owner, search=None)
         await sync.changed(owner, thread_id, state.router.session.client_token)
     except ThreadDBError:  # logged once per outage (persistence.db_call)
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
@@ -134,7 +134,7 @@ async def export(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
             files = [store_export.thread_markdown(session, title, []), store_export.thread_json(session, title, [])]
     if db is not None and owner:
         try:
-            exported = await persistence.db_call(store_export.export, db, owner, thread_id)
+            exported = await persistence.db_read(store_export.export, db, owner, thread_id)
             files = [exported[fmt] for fmt in store_export.EXPORT_FORMATS] if exported else ["", ""]
         except ThreadDBError:  # logged once per outage (persistence.db_call)
             async with state:

@@ -65,6 +65,21 @@ async def test_without_redis_runs_are_local_only():
     assert here.local(KEY) is None and not await here.alive(KEY) and not await here.stop(KEY)
 
 
+async def test_waiting_for_a_runs_end_returns_when_it_is_removed_or_at_the_timeout():
+    registry, run = Registry(redis_url=""), FakeRun()
+    await registry.ended(KEY, 5.0)  # no such run: at once
+    await registry.add(KEY, run)
+    waiting = asyncio.ensure_future(registry.ended(KEY, 5.0))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()  # its end is not saved yet
+    await registry.remove(KEY, run)
+    await asyncio.wait_for(waiting, 1.0)
+    await registry.add(KEY, run)
+    started = time.monotonic()
+    await registry.ended(KEY, 0.2)  # never removed: the wait is bounded
+    assert 0.15 < time.monotonic() - started < 2.0 and not registry._ends
+
+
 @needs_redis
 async def test_a_stop_reaches_the_run_another_worker_drives(redis_url):
     driver, other, run = Registry(redis_url), Registry(redis_url), FakeRun()
