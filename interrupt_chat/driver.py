@@ -53,7 +53,7 @@ STREAM_IDLE = 0.3  # seconds without new text that count as a pause: what waits 
 MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agents: fewer than 10 tokens/s)
 LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync) …
 MAX_LOCK_INTERVAL = 10.0  # … which a busy worker stretches, as its push tick, up to this
-_resync_wanted: set[tuple[str, str]] = set()  # (tab, thread): the page lacks streamed text, a run here streams it
+_resync_wanted: set[runs.Key] = set()  # runs driven here whose thread's page lacks streamed text
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
@@ -178,10 +178,10 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
         origin = chat.router.session.client_token
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
-    outbox, tab = streaming.Outbox(session.thread_id), (origin, session.thread_id)
+    outbox = streaming.Outbox(session.thread_id)
 
     async def push(route: bool, text_only: bool = False) -> None:
-        chunks = outbox.grown(session.transcript) if text_only and not _resync_asked(tab) else None
+        chunks = outbox.grown(session.transcript) if text_only and not _resync_asked(key) else None
         if chunks is not None:  # only frozen texts grew, and no resync waits: no lock (and no Redis round trip)
             await _emit(chunks)
             await sync.live(owner, session, origin)
@@ -259,7 +259,7 @@ async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: st
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
     notice = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin)
-    _resync_wanted.discard((origin, session.thread_id))  # the run is over: a resync asked now waits in the state
+    _resync_wanted.discard(key)  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)
     if not notice and not resuming and not session.running and notifier.wanted(owner):  # what waits reaches them
@@ -318,17 +318,18 @@ async def resync(chat: ChatState) -> None:
         paging.publish(chat, shown, reset=True)
     if chat.status == "running":
         chat._resync = True
-        if runs.local(persistence.run_key(chat, chat.thread_id)) is not None:  # driven here: its next push sees it
-            _resync_wanted.add((chat.router.session.client_token, chat.thread_id))
+        key = persistence.run_key(chat, chat.thread_id)
+        if runs.local(key) is not None:  # driven here: its next push takes the lock (another tab's: harmless)
+            _resync_wanted.add(key)
     elif chat._frozen:
         chat._frozen = {}
         await publish(chat, chat._session(), redraw=True)
 
 
-def _resync_asked(tab: tuple[str, str]) -> bool:
-    """Whether the tab's page asked for a resync since the run's last push that took the lock (forgets it)."""
-    if tab in _resync_wanted:
-        _resync_wanted.discard(tab)
+def _resync_asked(key: runs.Key) -> bool:
+    """Whether a page of the run's thread asked for a resync since its last push that took the lock (forgets it)."""
+    if key in _resync_wanted:
+        _resync_wanted.discard(key)
         return True
     return False
 

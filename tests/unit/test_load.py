@@ -84,7 +84,7 @@ async def test_a_busy_worker_takes_the_state_lock_for_streamed_text_less_often(l
 def test_a_resync_asked_on_this_worker_is_taken_by_one_push():
     from interrupt_chat import driver
 
-    driver._resync_wanted.add(("tab-token", "thread-1"))
-    assert driver._resync_asked(("tab-token", "thread-1"))
-    assert not driver._resync_asked(("tab-token", "thread-1"))  # taken: the next push may skip the lock again
-    assert not driver._resync_asked(("other-tab", "thread-1"))
+    driver._resync_wanted.add(("owner-key", "thread-1"))
+    assert driver._resync_asked(("owner-key", "thread-1"))
+    assert not driver._resync_asked(("owner-key", "thread-1"))  # taken: the next push may skip the lock again
+    assert not driver._resync_asked(("other-owner", "thread-1"))
