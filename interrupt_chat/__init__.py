@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.policies import policy_list
     from .components.threads import audit_trail, thread_list
     from .components.tool_wait import ToolCall
+    from .emit_tuning import tune_emit
     from .endpoint import set_default_agent_url
     from .expiry import expiry_sweeper
     from .files import Attachments
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
 
 __all__ = ["Attachments", "Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
            "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "policy_list",
-           "set_default_agent_url", "thread_list", "tune_gc"]
+           "set_default_agent_url", "thread_list", "tune_emit", "tune_gc"]
 
 _LAZY = {
     "Attachments": "interrupt_chat.files",
@@ -43,6 +44,7 @@ _LAZY = {
     "set_default_agent_url": "interrupt_chat.endpoint",
     "expiry_sweeper": "interrupt_chat.expiry",
     "tune_gc": "interrupt_chat.gc_tuning",
+    "tune_emit": "interrupt_chat.emit_tuning",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",

@@ -353,4 +353,5 @@ app.add_page(haiku, route="/haiku", title="interrupt_chat · haiku")
 app.add_page(subgraphs, route="/subgraphs", title="interrupt_chat · sub-agents")
 app.add_page(ic.decide_page, route="/decide/[token]", title="interrupt_chat · decide")  # decision links
 app.register_lifespan_task(ic.expiry_sweeper)  # sets expire while nobody visits, too
+ic.tune_emit(app)  # a tab's update is sent without a task and a wait (docs/decisions/0023)
 ic.tune_gc()  # last: the pages above are frozen with the modules (docs/decisions/0023)
