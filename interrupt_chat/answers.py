@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 from ag_ui.core import BaseEvent
 
-from . import driver, persistence, routing
+from . import driver, persistence, routing, sync
 from .agui import AgentSession, Pending
 from .cards import steps_answer
 from .forms import FormError, check_answer, edited_approval, payload_from_form
@@ -158,7 +158,7 @@ async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any
 
 async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
     """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
-    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=state.router.session.client_token)
+    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=sync.tab_token(state))
     if notice or outcome.audits:
         async with state:
             chat = await routing.chat_of(state, chat_cls)

@@ -126,7 +126,7 @@ class DecideState(rx.State):
         async with self:
             self.phase, self.action, self.card, self.sending = found.phase, found.action, found.card, False
             if found.phase == "open" and found.link is not None:  # answered elsewhere: this page follows (sync.py)
-                sync.watch_page(found.owner_key, self.router.session.client_token, self.get_full_name(),
+                sync.watch_page(found.owner_key, sync.tab_token(self), self.get_full_name(),
                                 found.link.thread_id)
 
     async def follow_notice(self) -> None:

@@ -176,7 +176,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
-        origin = chat.router.session.client_token
+        origin = sync.tab_token(chat)
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
 

@@ -59,7 +59,7 @@ async def rate(state: rx.State, message_id: str, rating: str | None, comment: st
         chat = await driver.ready(state, chat_cls)
         if _answer_of(chat, message_id) is None:  # ids come from the page: only an answer of the shown thread
             return
-        owner, thread_id, origin = chat._owner_key, chat.thread_id, chat.router.session.client_token
+        owner, thread_id, origin = chat._owner_key, chat.thread_id, sync.tab_token(chat)
         current = chat.feedback.get(message_id, "")
         if rating is None:  # the comment of the rating given
             if not current:

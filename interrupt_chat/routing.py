@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 
+from . import sync
 from .agui import AgentSession, Pending
 from .cards import build_cards, refresh_expiry
 from .policies import remember_fn
@@ -174,7 +175,7 @@ async def tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
     One countdown per tab and chat: a route, load, switch or answer while one runs leaves it to
     that one (it reads the cards afresh each second), so triggers never pile up loops.
     """
-    key, mine = (state.router.session.client_token, chat_cls.get_full_name()), object()
+    key, mine = (sync.tab_token(state), chat_cls.get_full_name()), object()
     async with state:
         if key in _COUNTDOWNS:
             return

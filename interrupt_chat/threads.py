@@ -66,7 +66,7 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
     try:
         await persistence.db_call(db.rename, owner, thread_id, title)
         summaries = await persistence.db_read(db.threads, owner, search=None)
-        await sync.changed(owner, thread_id, state.router.session.client_token)
+        await sync.changed(owner, thread_id, sync.tab_token(state))
     except ThreadDBError:  # logged once per outage (persistence.db_call)
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
     async with state:
@@ -104,7 +104,7 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
     if db is not None and owner:
         try:
             await persistence.db_call(db.delete, owner, thread_id)
-            await sync.changed(owner, thread_id, state.router.session.client_token)
+            await sync.changed(owner, thread_id, sync.tab_token(state))
         except ThreadDBError:  # logged once per outage (persistence.db_call)
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE
