@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
 from ag_ui.core import BaseEvent, EventType
@@ -54,6 +54,7 @@ MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agent
 LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync) …
 MAX_LOCK_INTERVAL = 10.0  # … which a busy worker stretches, as its push tick, up to this
 _resync_wanted: set[runs.Key] = set()  # runs driven here whose thread's page lacks streamed text
+S = TypeVar("S", bound=rx.State)
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
@@ -78,14 +79,14 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     ``watch``: (re)register the tab as showing the thread (a run's pushes leave it to the publish
     that showed the thread: the tab did not move meanwhile, or the push would not be made).
     """
-    transcript = session.transcript
+    transcript, frozen = session.transcript, _behind(chat)._frozen
     history, tail = transcript.take_changes()
     split = transcript.tail_start
     if full or history or shown:
-        paging.publish(chat, session, reset=shown, frozen={**(frozen_before or {}), **chat._frozen})
+        paging.publish(chat, session, reset=shown, frozen={**(frozen_before or {}), **frozen})
     if full or tail or redraw:
         _assign(await live.load(chat), "live", message_rows(transcript.messages[split:], transcript, session.thread_id,
-                                                          chat._frozen))
+                                                          frozen))
     pending = session.tracker.pending
     # The last run's failure wins over a re-offered set (S15): the error is what just happened.
     waits = tool_rows(session)
@@ -115,23 +116,25 @@ def keep(chat: ChatState, session: AgentSession) -> None:
     them). The rest is read again from the database when shown; an empty thread that is not
     shown is dropped.
     """
-    listed = {s.thread_id for s in chat._summaries} if persistence.database() is not None else set()
-    kept = {thread_id: copy for thread_id, copy in chat._sessions.items()
-            if thread_id in (chat.thread_id, session.thread_id) or copy.running
+    raw = _behind(chat)  # read without the proxy's wrappers; the new dicts are assigned through it
+    listed = {s.thread_id for s in raw._summaries} if persistence.database() is not None else set()
+    kept = {thread_id: copy for thread_id, copy in raw._sessions.items()
+            if thread_id in (raw.thread_id, session.thread_id) or copy.running
             or (copy.transcript.messages and not (copy.revision and thread_id in listed))}
     kept[session.thread_id] = session
     chat._sessions = kept
-    chat._titles = {k: v for k, v in chat._titles.items()
-                    if k in kept or any(s.thread_id == k for s in chat._summaries)}
+    chat._titles = {k: v for k, v in raw._titles.items()
+                    if k in kept or any(s.thread_id == k for s in raw._summaries)}
     list_threads(chat)
 
 
 def list_threads(chat: ChatState) -> None:
     """The thread list's rows: the database's (or search's) list with this state's threads laid over it."""
-    _assign(chat, "threads", thread_rows(chat._sessions, chat.thread_id, chat._summaries, chat._titles,
-                                         chat.thread_query))
-    if not chat.thread_query:  # a search lists only some threads: the count stays the last whole one
-        _assign(chat, "inbox_count", waiting_count(chat._sessions, chat._summaries))
+    raw = _behind(chat)
+    _assign(chat, "threads", thread_rows(raw._sessions, raw.thread_id, raw._summaries, raw._titles,
+                                         raw.thread_query))
+    if not raw.thread_query:  # a search lists only some threads: the count stays the last whole one
+        _assign(chat, "inbox_count", waiting_count(raw._sessions, raw._summaries))
 
 
 async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
@@ -159,11 +162,19 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
 def _assign(state: rx.State, name: str, value: Any) -> None:
     """Set a var only when it changes: every assignment is sent to the browser.
 
-    The value is read from the state behind a background task's proxy: through the proxy, every
-    read of a list or dict var wraps it for change tracking, which a comparison does not need.
+    The value is read from the state behind a background task's proxy (:func:`_behind`).
     """
-    if getattr(getattr(state, "__wrapped__", state), name) != value:
+    if getattr(_behind(state), name) != value:
         setattr(state, name, value)
+
+
+def _behind(state: S) -> S:
+    """The state behind a background task's proxy, for reads only (itself outside one).
+
+    Through the proxy, every read of a list or dict var wraps it for change tracking, which a
+    read that builds new values does not need; the new values are assigned through the proxy.
+    """
+    return getattr(state, "__wrapped__", state)
 
 
 async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
@@ -294,10 +305,11 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     When no text was frozen or unfrozen, the chunks continue texts the page already has: they go
     now, ahead of the var delta, so the text is drawn before the page re-renders for the delta.
     """
-    before = chat._frozen
+    raw = _behind(chat)
+    before = raw._frozen
     frozen = dict(before)
-    chunks = outbox.prepare(frozen, session.transcript, resync=chat._resync)
-    redraw = chat._resync or frozen != before
+    chunks = outbox.prepare(frozen, session.transcript, resync=raw._resync)
+    redraw = raw._resync or frozen != before
     if redraw:
         chat._frozen, chat._resync = frozen, False
     await publish(chat, session, full=full, redraw=redraw, starting=starting, frozen_before=before, watch=full)

@@ -363,7 +363,7 @@ async def _end_saved(chat: ChatState, thread_id: str) -> None:
     """
     key = run_key(chat, thread_id)
     run = runs.local(key)
-    if run is not None and not getattr(run, "running", True):
+    if run is not None and not run.running:
         await runs.ended(key, END_SAVE_WAIT_SECONDS)
 
 

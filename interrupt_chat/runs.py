@@ -49,7 +49,12 @@ _DELETE_IF_MINE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.ca
 
 
 class Run(Protocol):
-    """What the registry needs of a run: a way to stop it (``AgentSession`` is one)."""
+    """What the registry needs of a run: a way to stop it, and whether it still runs (``AgentSession`` is one)."""
+
+    @property
+    def running(self) -> bool:
+        """The run is in flight; False once its stream ended (its end may still be being saved)."""
+        ...
 
     def cancel(self) -> bool:
         """Stop the run; False when nothing was running."""

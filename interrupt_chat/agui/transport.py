@@ -19,12 +19,13 @@ import json
 import logging
 import re
 import ssl
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
 from ag_ui.core import BaseEvent, RunAgentInput
-from httpx_sse import EventSource, aconnect_sse
+from httpx_sse import ServerSentEvent, aconnect_sse
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # httpx-sse's framing, driven per read
 
 from .aiohttp_transport import AiohttpTransport, InvalidHTTP
 from .errors import (
@@ -64,7 +65,8 @@ BODY_EXCERPT = 200
 EVENT_STREAM = "text/event-stream"
 MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
 MAX_REDIRECTS = 3  # same-origin 307/308 only
-# Events read ahead of the consumer. The reader parses without yielding until the queue is full, so
+# Events read ahead of the consumer. A network read's events are queued in pieces of at most this
+# many, and the queue holds one piece: the reader parses without yielding until the queue is full, so
 # this bounds how long it holds the event loop in a burst (64 events: about 1 ms) while a push waits
 # to be written to the page. Batches of 64 join a burst's deltas as well as 256 did (stream_throughput).
 QUEUED_EVENTS = 64
@@ -125,7 +127,7 @@ class AgentRun:
         """Prepare the run; the request is sent when iteration starts."""
         self._client = client
         self._body = body
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=QUEUED_EVENTS)
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)  # a piece of at most QUEUED_EVENTS
         self._task: asyncio.Task[None] | None = None
         self.cancelled = False
         self.started = False  # True once the first event arrived
@@ -162,7 +164,7 @@ class AgentRun:
                     if item is _DONE or isinstance(item, BaseException):
                         end = item  # the run's last item: the end of the stream, or its failure
                         break
-                    batch.append(item)
+                    batch.extend(item)
                 if batch:
                     self.started = True
                     yield batch
@@ -207,8 +209,8 @@ class AgentRun:
 
     async def _pump(self) -> None:
         try:
-            async for event in self._events():
-                await self._queue.put(event)
+            async for batch in self._events():
+                await self._queue.put(batch)
             await self._queue.put(_DONE)
         except asyncio.CancelledError:
             self._put_nowait(RunCancelled("the run was stopped") if self.cancelled else _DONE)
@@ -219,7 +221,7 @@ class AgentRun:
             log.exception("unexpected error while reading the agent's stream")
             await self._queue.put(AgentStreamError(f"unexpected error while reading the stream: {exc}"))
 
-    async def _events(self) -> AsyncIterator[BaseEvent]:
+    async def _events(self) -> AsyncIterator[list[BaseEvent]]:
         client = self._client
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
@@ -234,8 +236,8 @@ class AgentRun:
                         target = _redirect(source.response)
                         if target is None:
                             await _check_stream(source.response)
-                            async for event in self._read(source.response):
-                                yield event
+                            async for batch in self._read(source.response):
+                                yield batch
                             return
                     url = target
                 raise AgentHTTPError(status, f"more than {MAX_REDIRECTS} redirects")
@@ -257,20 +259,56 @@ class AgentRun:
             reason = redact(str(exc) or type(exc).__name__, client.url)
             raise AgentConnectionError(f"HTTP error talking to the agent: {reason}") from exc
 
-    async def _read(self, response: httpx.Response) -> AsyncIterator[BaseEvent]:
-        """The stream's events: SSE is always UTF-8 (a declared charset is ignored), sizes are bounded."""
+    async def _read(self, response: httpx.Response) -> AsyncIterator[list[BaseEvent]]:
+        """The stream's events, a network read's together: SSE is always UTF-8, sizes are bounded."""
         response.encoding = "utf-8"
         repair = SurrogateRepair()  # no cap on a whole run: what is kept is bounded (transcript.MAX_TEXT_CHARS)
-        # _Bounded is duck-typed for httpx-sse, which reads only ``headers`` and ``aiter_text``: hence the ignore
-        bounded = _Bounded(response, self._client.read_pause)
-        async for sse in EventSource(bounded).aiter_sse():  # type: ignore[arg-type]
-            if not sse.data:  # a comment-only or data-less event carries nothing
-                continue
-            if len(sse.data) > MAX_EVENT_CHARS:
-                raise _too_large()
-            event = _decode(sse.data, repair)
-            if event is not None:
-                yield event
+        frames = _Frames()
+        async for text in _Bounded(response, self._client.read_pause).aiter_text():
+            batch: list[BaseEvent] = []
+            try:
+                for sse in frames.feed(text):
+                    _take(sse, repair, batch)
+                    if len(batch) >= QUEUED_EVENTS:  # a burst: the consumer gets it piece by piece
+                        yield batch
+                        batch = []
+            except AgentError:
+                if batch:  # a failure comes after the events read before it
+                    yield batch
+                raise
+            if batch:
+                yield batch
+        batch = []
+        for sse in frames.flush():
+            _take(sse, repair, batch)
+        if batch:
+            yield batch
+
+
+class _Frames:
+    """httpx-sse's framing, fed one network read at a time: its line splitter and its field decoder.
+
+    The same two steps as its ``aiter_sse`` (CR/LF/CRLF, multi-line ``data:``, comments, ``retry``),
+    without the two async generators it runs per line: on a busy worker each hop between generators
+    cost more than the framing itself.
+    """
+
+    def __init__(self) -> None:
+        self._lines, self._fields = SSELineDecoder(), SSEDecoder()
+
+    def feed(self, text: str) -> Iterator[ServerSentEvent]:
+        """The events that ``text`` completes."""
+        for line in self._lines.decode(text):
+            sse = self._fields.decode(line.rstrip("\n"))
+            if sse is not None:
+                yield sse
+
+    def flush(self) -> Iterator[ServerSentEvent]:
+        """At the end of the stream: the last line, if it had no line break (an event still needs its blank line)."""
+        for line in self._lines.flush():
+            sse = self._fields.decode(line.rstrip("\n"))
+            if sse is not None:
+                yield sse
 
 
 class _Borrowed(httpx.AsyncBaseTransport):
@@ -326,19 +364,16 @@ async def _check_stream(response: httpx.Response) -> None:
 
 
 class _Bounded:
-    """The response as httpx-sse reads it (``headers``, ``aiter_text``), with a size limit.
+    """The response's text as it arrives (``aiter_text``), with a size limit.
 
-    httpx-sse frames the stream (CR/LF/CRLF, multi-line ``data:``, comments); this fails the run
-    when one event outgrows :data:`MAX_EVENT_CHARS` (as ``@ag-ui/client`` caps its buffer), so an
-    agent writing an endless line cannot exhaust memory, and drops a leading byte order mark (the
-    SSE standard ignores it).
+    This fails the run when one event outgrows :data:`MAX_EVENT_CHARS` (as ``@ag-ui/client`` caps
+    its buffer), so an agent writing an endless line cannot exhaust memory, drops a leading byte
+    order mark (the SSE standard ignores it), and waits between reads as the client asks.
     """
 
     def __init__(self, response: httpx.Response, pause: Callable[[], float] | None = None) -> None:
         self._response = response
         self._pause = pause
-        # media types are case-insensitive (RFC 9110); httpx-sse compares "text/event-stream" exactly
-        self.headers = {"content-type": response.headers.get("content-type", "").lower()}
 
     async def aiter_text(self) -> AsyncIterator[str]:
         since_blank_line, tail, first = 0, "", True
@@ -354,6 +389,17 @@ class _Bounded:
             yield text
             if self._pause is not None and (wait := self._pause()) > 0:
                 await asyncio.sleep(wait)  # what arrives meanwhile is read as one piece
+
+
+def _take(sse: ServerSentEvent | None, repair: SurrogateRepair, batch: list[BaseEvent]) -> None:
+    """Add a complete SSE event's AG-UI event to ``batch``; one without data (a comment, a retry) carries nothing."""
+    if sse is None or not sse.data:
+        return
+    if len(sse.data) > MAX_EVENT_CHARS:
+        raise _too_large()
+    event = _decode(sse.data, repair)
+    if event is not None:
+        batch.append(event)
 
 
 def _too_large() -> AgentStreamError:

@@ -29,6 +29,8 @@ needs_redis = pytest.mark.skipif(redis_server_binary() is None, reason=MISSING)
 
 
 class FakeRun:
+    running = True
+
     def __init__(self) -> None:
         self.cancels = 0
 
@@ -141,6 +143,8 @@ _HOLDER = textwrap.dedent("""
     from interrupt_chat.runs import Registry
 
     class Run:
+        running = True
+
         def __init__(self):
             self.stopped = asyncio.Event()
         def cancel(self):

@@ -37,6 +37,7 @@ from interrupt_chat.agui import (
     RunCancelled,
 )
 from interrupt_chat.agui.aiohttp_transport import AiohttpTransport
+from interrupt_chat.agui.transport import QUEUED_EVENTS
 from tests.unit.agents import (
     SSE_HEAD_CHUNKED,
     SSE_HEAD_UNTIL_CLOSE,
@@ -480,9 +481,7 @@ async def test_data_without_space_after_colon():
 
 
 class _Chunked:
-    """What httpx-sse reads of a response: headers and the text chunks."""
-
-    headers = httpx.Headers({"content-type": "text/event-stream"})
+    """What the transport reads of a response: the text chunks."""
 
     def __init__(self, chunks: tuple[str, ...]) -> None:
         self.chunks = chunks
@@ -493,11 +492,12 @@ class _Chunked:
 
 
 async def _frames(*chunks: str) -> list[str]:
-    from httpx_sse import EventSource
+    from interrupt_chat.agui.transport import _Bounded, _Frames
 
-    from interrupt_chat.agui.transport import _Bounded
-
-    return [sse.data async for sse in EventSource(_Bounded(_Chunked(chunks))).aiter_sse() if sse.data]
+    frames, found = _Frames(), []
+    async for piece in _Bounded(_Chunked(chunks)).aiter_text():  # type: ignore[arg-type]
+        found += [sse.data for sse in frames.feed(piece) if sse.data]
+    return found + [sse.data for sse in frames.flush() if sse.data]
 
 
 async def test_sse_framing_is_independent_of_chunk_boundaries():
@@ -637,6 +637,7 @@ async def test_batches_hold_what_was_read_together():
     events = [event for batch in batches for event in batch]
     assert [e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in events] == sent
     assert all(batches) and len(batches) < 20  # 202 events came in one write, then 2 after a pause
+    assert max(map(len, batches)) <= QUEUED_EVENTS  # a burst comes in pieces: the reader yields between them
     assert batches[-1][-1].type == EventType.RUN_FINISHED
 
 
