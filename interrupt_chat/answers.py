@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 from ag_ui.core import BaseEvent
 
-from . import driver, persistence, routing, sync
+from . import driver, persistence, routing
 from .agui import AgentSession, Pending
 from .cards import steps_answer
 from .forms import FormError, check_answer, edited_approval, payload_from_form
+from .proxy_reads import tab_token
 
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
@@ -158,7 +159,7 @@ async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any
 
 async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
     """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
-    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=sync.tab_token(state))
+    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))
     if notice or outcome.audits:
         async with state:
             chat = await routing.chat_of(state, chat_cls)

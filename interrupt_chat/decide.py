@@ -23,6 +23,7 @@ from . import headless, links, persistence, sync
 from .agui import interrupt_dict
 from .cards import Card, build_cards, tool_args
 from .forms import FormError, payload_from_form
+from .proxy_reads import tab_token
 from .store import secrets as stored_secrets
 from .store.schema import threads_table
 from .threads_db import ThreadDB, ThreadDBError
@@ -126,7 +127,7 @@ class DecideState(rx.State):
         async with self:
             self.phase, self.action, self.card, self.sending = found.phase, found.action, found.card, False
             if found.phase == "open" and found.link is not None:  # answered elsewhere: this page follows (sync.py)
-                sync.watch_page(found.owner_key, sync.tab_token(self), self.get_full_name(),
+                sync.watch_page(found.owner_key, tab_token(self), self.get_full_name(),
                                 found.link.thread_id)
 
     async def follow_notice(self) -> None:

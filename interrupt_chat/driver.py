@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 from ag_ui.core import BaseEvent, EventType
@@ -38,6 +38,7 @@ from . import (
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
 from .load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
+from .proxy_reads import behind, tab_token
 from .views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 
 if TYPE_CHECKING:
@@ -54,7 +55,6 @@ MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agent
 LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync) …
 MAX_LOCK_INTERVAL = 10.0  # … which a busy worker stretches, as its push tick, up to this
 _resync_wanted: set[runs.Key] = set()  # runs driven here whose thread's page lacks streamed text
-S = TypeVar("S", bound=rx.State)
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
@@ -79,7 +79,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
     ``watch``: (re)register the tab as showing the thread (a run's pushes leave it to the publish
     that showed the thread: the tab did not move meanwhile, or the push would not be made).
     """
-    transcript, frozen = session.transcript, _behind(chat)._frozen
+    transcript, frozen = session.transcript, behind(chat)._frozen
     history, tail = transcript.take_changes()
     split = transcript.tail_start
     if full or history or shown:
@@ -116,7 +116,7 @@ def keep(chat: ChatState, session: AgentSession) -> None:
     them). The rest is read again from the database when shown; an empty thread that is not
     shown is dropped.
     """
-    raw = _behind(chat)  # read without the proxy's wrappers; the new dicts are assigned through it
+    raw = behind(chat)  # read without the proxy's wrappers; the new dicts are assigned through it
     listed = {s.thread_id for s in raw._summaries} if persistence.database() is not None else set()
     kept = {thread_id: copy for thread_id, copy in raw._sessions.items()
             if thread_id in (raw.thread_id, session.thread_id) or copy.running
@@ -130,7 +130,7 @@ def keep(chat: ChatState, session: AgentSession) -> None:
 
 def list_threads(chat: ChatState) -> None:
     """The thread list's rows: the database's (or search's) list with this state's threads laid over it."""
-    raw = _behind(chat)
+    raw = behind(chat)
     _assign(chat, "threads", thread_rows(raw._sessions, raw.thread_id, raw._summaries, raw._titles,
                                          raw.thread_query))
     if not raw.thread_query:  # a search lists only some threads: the count stays the last whole one
@@ -162,19 +162,10 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
 def _assign(state: rx.State, name: str, value: Any) -> None:
     """Set a var only when it changes: every assignment is sent to the browser.
 
-    The value is read from the state behind a background task's proxy (:func:`_behind`).
+    The value is read from the state behind a background task's proxy (:mod:`.proxy_reads`).
     """
-    if getattr(_behind(state), name) != value:
+    if getattr(behind(state), name) != value:
         setattr(state, name, value)
-
-
-def _behind(state: S) -> S:
-    """The state behind a background task's proxy, for reads only (itself outside one).
-
-    Through the proxy, every read of a list or dict var wraps it for change tracking, which a
-    read that builds new values does not need; the new values are assigned through the proxy.
-    """
-    return getattr(state, "__wrapped__", state)
 
 
 async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
@@ -187,7 +178,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
-        origin = sync.tab_token(chat)
+        origin = tab_token(chat)
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
 
@@ -305,7 +296,7 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     When no text was frozen or unfrozen, the chunks continue texts the page already has: they go
     now, ahead of the var delta, so the text is drawn before the page re-renders for the delta.
     """
-    raw = _behind(chat)
+    raw = behind(chat)
     before = raw._frozen
     frozen = dict(before)
     chunks = outbox.prepare(frozen, session.transcript, resync=raw._resync)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import reflex as rx
 
 from . import driver, persistence, sync
+from .proxy_reads import tab_token
 from .store import feedback as store
 from .threads_db import ThreadDBError
 
@@ -59,7 +60,7 @@ async def rate(state: rx.State, message_id: str, rating: str | None, comment: st
         chat = await driver.ready(state, chat_cls)
         if _answer_of(chat, message_id) is None:  # ids come from the page: only an answer of the shown thread
             return
-        owner, thread_id, origin = chat._owner_key, chat.thread_id, sync.tab_token(chat)
+        owner, thread_id, origin = chat._owner_key, chat.thread_id, tab_token(chat)
         current = chat.feedback.get(message_id, "")
         if rating is None:  # the comment of the rating given
             if not current:

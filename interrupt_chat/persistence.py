@@ -26,6 +26,7 @@ from reflex.utils.format import to_snake_case
 from . import notifier, runs, sync
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
+from .proxy_reads import tab_token
 from .store import pools
 from .store.branches import BranchWrite
 from .store.moves import move_owner
@@ -214,7 +215,7 @@ async def _call(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, A
 
 def run_key(chat: ChatState, thread_id: str) -> runs.Key:
     """The run registry's key of one thread: stop, liveness and orphans are per thread, not per tab."""
-    return (chat._owner_key or f"tab:{sync.tab_token(chat)}|{chat.get_full_name()}", thread_id)
+    return (chat._owner_key or f"tab:{tab_token(chat)}|{chat.get_full_name()}", thread_id)
 
 
 def forget(chat: ChatState) -> None:
@@ -439,7 +440,7 @@ async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = Fa
         return Commit.LOCAL
     if in_flight:
         await runs.add(run_key(chat, session.thread_id), session)
-    await sync.changed(chat._owner_key, session.thread_id, sync.tab_token(chat))
+    await sync.changed(chat._owner_key, session.thread_id, tab_token(chat))
     return Commit.WON
 
 

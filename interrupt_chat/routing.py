@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 
-from . import sync
 from .agui import AgentSession, Pending
 from .cards import build_cards, refresh_expiry
 from .policies import remember_fn
+from .proxy_reads import tab_token
 
 if TYPE_CHECKING:
     from .state import ChatState, InterruptState
@@ -175,7 +175,7 @@ async def tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
     One countdown per tab and chat: a route, load, switch or answer while one runs leaves it to
     that one (it reads the cards afresh each second), so triggers never pile up loops.
     """
-    key, mine = (sync.tab_token(state), chat_cls.get_full_name()), object()
+    key, mine = (tab_token(state), chat_cls.get_full_name()), object()
     async with state:
         if key in _COUNTDOWNS:
             return

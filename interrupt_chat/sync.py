@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 
 from . import runs
+from .proxy_reads import behind, tab_token
 
 if TYPE_CHECKING:
     from .agui import AgentSession
     from .state import ChatState
 
-__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "live", "tab_token", "watch", "watch_page"]
+__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "live", "watch", "watch_page"]
 
 log = logging.getLogger(__name__)
 
@@ -76,18 +77,9 @@ _watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this pro
 _last_live: dict[tuple[str, str], float] = {}  # (owner, thread) -> when its rows were last sent
 
 
-def tab_token(state: rx.State) -> str:
-    """The tab's client token, read behind a background task's proxy.
-
-    Through the proxy, ``router`` proxies the root state and wraps each router var it assembles
-    the answer from (about 1 % of a busy worker's time, for a string that never changes).
-    """
-    return getattr(state, "__wrapped__", state).router.session.client_token
-
-
 def watch(chat: ChatState) -> None:
     """Remember that this tab shows ``chat.thread_id`` of its owner (inside the lock; cheap)."""
-    state = getattr(chat, "__wrapped__", chat)  # read behind a background task's proxy: no change-tracking wrappers
+    state = behind(chat)
     watch_page(state._owner_key, tab_token(state), state.get_full_name(), state.thread_id)
 
 

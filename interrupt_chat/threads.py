@@ -14,6 +14,7 @@ import reflex as rx
 
 from . import driver, persistence, routing, runs, sync
 from .agui.sanitize import short_text
+from .proxy_reads import tab_token
 from .store import export as store_export
 from .threads_db import ThreadDBError
 
@@ -66,7 +67,7 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
     try:
         await persistence.db_call(db.rename, owner, thread_id, title)
         summaries = await persistence.db_read(db.threads, owner, search=None)
-        await sync.changed(owner, thread_id, sync.tab_token(state))
+        await sync.changed(owner, thread_id, tab_token(state))
     except ThreadDBError:  # logged once per outage (persistence.db_call)
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
     async with state:
@@ -104,7 +105,7 @@ async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
     if db is not None and owner:
         try:
             await persistence.db_call(db.delete, owner, thread_id)
-            await sync.changed(owner, thread_id, sync.tab_token(state))
+            await sync.changed(owner, thread_id, tab_token(state))
         except ThreadDBError:  # logged once per outage (persistence.db_call)
             async with state:
                 (await routing.chat_of(state, chat_cls)).notice = persistence.UNAVAILABLE_NOTICE

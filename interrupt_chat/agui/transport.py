@@ -298,14 +298,14 @@ class _Frames:
 
     def feed(self, text: str) -> Iterator[ServerSentEvent]:
         """The events that ``text`` completes."""
-        for line in self._lines.decode(text):
-            sse = self._fields.decode(line.rstrip("\n"))
-            if sse is not None:
-                yield sse
+        return self._events(self._lines.decode(text))
 
     def flush(self) -> Iterator[ServerSentEvent]:
         """At the end of the stream: the last line, if it had no line break (an event still needs its blank line)."""
-        for line in self._lines.flush():
+        return self._events(self._lines.flush())
+
+    def _events(self, lines: list[str]) -> Iterator[ServerSentEvent]:
+        for line in lines:
             sse = self._fields.decode(line.rstrip("\n"))
             if sse is not None:
                 yield sse
