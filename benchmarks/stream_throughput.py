@@ -6,7 +6,7 @@ deltas, a tool call, its result, RUN_FINISHED). The same bytes are read five way
 
 - ``raw``: ``httpx_sse.aconnect_sse(...).aiter_sse()``, counting events (the floor);
 - ``raw+parse``: the same, plus ``json.loads`` and ``parse_event`` (pydantic validation);
-- ``transport``: ``AgentClient.run(...)`` (httpx-sse framing behind a size guard, decode, the reader task and its queue);
+- ``transport``: ``AgentClient.run(...)`` (httpx-sse framing behind a size guard, decode, read in the consumer's task);
 - ``session``: ``AgentSession.send(...)`` iterated (claim, ``mark_tail``, the user message, then
   ``stream``: transport batches + chunks + joined deltas + verify + reduce + interrupts);
 - ``drive``: the chat's whole send path, ``ChatState._send_text`` on a real Reflex state tree (no

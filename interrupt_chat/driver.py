@@ -203,7 +203,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         async for event in events:
             moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
             shown_state = session.transcript.state
-            await throttle.event(event, moved)
+            await throttle.event(event, moved, session.read_ahead)
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
@@ -373,8 +373,14 @@ class _Throttle:
         self._envelopes = 0  # pushes that carried streamed text
         self._fresh = False  # a message started: its first text goes at once
         self._other = False  # something besides streamed text changed since the last push
+        self._owed: tuple[bool, bool] | None = None  # a push due at the end of this read: (route, free)
 
-    async def event(self, event: BaseEvent, state_moved: bool = False) -> None:
+    async def event(self, event: BaseEvent, state_moved: bool = False, read_ahead: int = 0) -> None:
+        """Push now, at the end of the read, or later; ``read_ahead``: events of the same read that follow.
+
+        A push that is due waits for the last event of its read: a read that holds a message's start
+        and its first text, or its end and the run's, makes one push, not two or three.
+        """
         kind = event.type
         now = self._loop.time()
         text = kind in DELTA_TYPES and not state_moved
@@ -389,9 +395,16 @@ class _Throttle:
         if kind in FLUSH_NOW or first or (
                 now - self._last >= WorkerLoad.interval() and (not self._waiting or self._affordable())):
             self._fresh = kind in STARTS
-            await self._now(now, kind == EventType.RUN_STARTED, free=first)
+            route, free = self._owed or (False, False)
+            self._owed = (route or kind == EventType.RUN_STARTED, free or first)
+        else:
+            self._fresh = self._fresh or kind in STARTS
+        if self._owed is not None:
+            if not read_ahead:
+                route, free = self._owed
+                self._owed = None
+                await self._now(now, route, free=free)
             return
-        self._fresh = self._fresh or kind in STARTS
         if self._timer is None:
             delay = STREAM_IDLE if self._waiting else self._last + WorkerLoad.interval() - now
             self._arm(max(delay, 0.0))

@@ -73,6 +73,11 @@ class AgentSession:
     shared state, ``transcript.state``, which the app may set between runs (:meth:`set_state`).
     """
 
+    #: While :meth:`stream` yields an event: how many events of the same network read follow it
+    #: (already read, yielded next without waiting). A consumer that shows the run can wait for
+    #: the last of them and show the read once.
+    read_ahead = 0
+
     def __init__(self, agent: AgentClient | str, *, thread_id: str | None = None,
                  now: Callable[[], datetime] | None = None, tools: list[FrontendTool] | None = None) -> None:
         """Open the thread: an empty transcript, nothing pending, no run."""
@@ -329,16 +334,18 @@ class AgentSession:
         try:
             while (batch := await _next(batches, AFTER_FINISH_SECONDS if finished else None)) is not None:
                 events, broken = _expand(chunks, batch)
-                for event in events:
+                for left, event in zip(range(len(events) - 1, -1, -1), events, strict=True):
                     if run.cancelled:  # stopped while a batch is applied: nothing after the stop counts
                         raise RunCancelled("the run was stopped")
                     self._apply(verifier, event)
                     started = started or event.type == EventType.RUN_STARTED
                     if event.type in (EventType.RUN_FINISHED, EventType.RUN_STARTED):
                         finished = event.type == EventType.RUN_FINISHED
+                    self.read_ahead = left
                     yield event
                 if broken is not None:
                     raise broken
+            self.read_ahead = 0
             for event in chunks.flush():
                 self._apply(verifier, event)
                 yield event
@@ -364,7 +371,7 @@ class AgentSession:
             self.tracker.finalize()
             self._after_run()
         finally:
-            self._run = None
+            self._run, self.read_ahead = None, 0
             await run.aclose()  # close the HTTP response now, not when the iterator is collected
 
     def _apply(self, verifier: Verifier, event: BaseEvent) -> None:
@@ -446,7 +453,10 @@ async def _next(batches: AsyncIterator[list[BaseEvent]], timeout: float | None) 
     turn it into a timeout failure (and lose its interrupts), so a short wait ends the stream.
     """
     try:
-        return await (asyncio.wait_for(anext(batches), timeout) if timeout is not None else anext(batches))
+        if timeout is None:
+            return await anext(batches)
+        async with asyncio.timeout(timeout):  # in this task (wait_for would start one per read)
+            return await anext(batches)
     except StopAsyncIteration:
         return None
     except (TimeoutError, AgentTimeoutError):

@@ -6,8 +6,9 @@ sse-starlette's ``: ping``); this module adds a size cap per event (:class:`_Bou
 rules, and turns every failure into an :class:`~interrupt_chat.agui.errors.AgentError` subclass
 with a message a person can act on (the ``httpx`` error kept as its cause).
 
-A run is read by a private task that feeds a queue, so :meth:`AgentRun.cancel` works from any
-task (a stop button's handler) and closes the HTTP response at once.
+A run is read in its consumer's task (no reader task between them: one turn of the event loop
+less per read on a busy worker); :meth:`AgentRun.cancel` works from any task (a stop button's
+handler): it interrupts the consumer's wait, which closes the HTTP response.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 import logging
 import re
 import ssl
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -65,14 +66,11 @@ BODY_EXCERPT = 200
 EVENT_STREAM = "text/event-stream"
 MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
 MAX_REDIRECTS = 3  # same-origin 307/308 only
-# Events read ahead of the consumer. A network read's events are queued in pieces of at most this
-# many, and the queue holds one piece: the reader parses without yielding until the queue is full, so
-# this bounds how long it holds the event loop in a burst (64 events: about 1 ms) while a push waits
-# to be written to the page. Batches of 64 join a burst's deltas as well as 256 did (stream_throughput).
-QUEUED_EVENTS = 64
+# The most events in one batch: a burst read at once reaches the consumer in pieces of this many,
+# so a batch's work stays small (64 events: about 1 ms). Batches of 64 join a burst's deltas as
+# well as 256 did (stream_throughput).
+MAX_BATCH_EVENTS = 64
 
-
-_DONE = object()
 
 
 @functools.cache
@@ -127,8 +125,9 @@ class AgentRun:
         """Prepare the run; the request is sent when iteration starts."""
         self._client = client
         self._body = body
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)  # a piece of at most QUEUED_EVENTS
-        self._task: asyncio.Task[None] | None = None
+        self._source: AsyncGenerator[list[BaseEvent], None] | None = None
+        self._reader: asyncio.Task[Any] | None = None  # the consumer's task while it waits for the stream
+        self._interrupted = False  # cancel() interrupted that wait: the task's cancellation is ours to undo
         self.cancelled = False
         self.started = False  # True once the first event arrived
 
@@ -137,45 +136,58 @@ class AgentRun:
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[BaseEvent]:
-        async for batch in self.batches():
-            for event in batch:
-                if self.cancelled:  # stopped while a batch was being taken: the rest is not shown
-                    raise self._stopped()
-                yield event
+        async with contextlib.aclosing(self.batches()) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if self.cancelled:  # stopped while a batch was being taken: the rest is not shown
+                        raise self._stopped()
+                    yield event
 
-    async def batches(self) -> AsyncIterator[list[BaseEvent]]:
-        """The run's events in batches: each holds every event read and not yet taken (at least one).
+    async def batches(self) -> AsyncGenerator[list[BaseEvent], None]:
+        """The run's events in batches: each holds the events of one network read (at most ``MAX_BATCH_EVENTS``).
 
         An agent that writes faster than the consumer takes leaves many events behind each read;
         a batch lets the consumer apply them together (:func:`~interrupt_chat.agui.coalesce.coalesce`).
-        A failure is raised after the events read before it.
+        The stream is read in the consumer's own task, so a read's events reach it in the same
+        turn of the event loop. A failure is raised after the events read before it.
         """
-        if self._task is None:
-            self._task = asyncio.create_task(self._pump(), name="agui-run")
+        if self._source is None:
+            self._source = self._events()
         try:
             while True:
-                if self.cancelled:  # stop now, even when events are already queued
+                if self.cancelled:  # stop now, even when events are already read
                     raise self._stopped()
-                items = [await self._queue.get()]
-                while not self._queue.empty() and not self.cancelled:
-                    items.append(self._queue.get_nowait())
-                batch, end = [], None
-                for item in items:
-                    if item is _DONE or isinstance(item, BaseException):
-                        end = item  # the run's last item: the end of the stream, or its failure
-                        break
-                    batch.extend(item)
-                if batch:
-                    self.started = True
-                    yield batch
-                if end is _DONE:
+                batch = await self._next_batch(self._source)
+                if batch is None:
                     return
-                if isinstance(end, BaseException):
-                    if isinstance(end, AgentError):
-                        end.started = self.started
-                    raise end
+                self.started = True
+                yield batch
         finally:
             await self.aclose()
+
+    async def _next_batch(self, source: AsyncGenerator[list[BaseEvent], None]) -> list[BaseEvent] | None:
+        """The next batch, or None at the end; a wait that :meth:`cancel` interrupts raises :class:`RunCancelled`."""
+        task = asyncio.current_task()
+        self._reader = task
+        try:
+            return await anext(source)
+        except StopAsyncIteration:
+            return None
+        except asyncio.CancelledError:
+            if not self._interrupted or task is None:
+                raise  # the consumer's task was cancelled (or timed out): not a stop
+            raise self._stopped() from None
+        except AgentError as exc:
+            exc.started = self.started
+            raise
+        except Exception as exc:
+            log.exception("unexpected error while reading the agent's stream")
+            raise AgentStreamError(f"unexpected error while reading the stream: {exc}") from exc
+        finally:
+            self._reader = None
+            if self._interrupted and task is not None:  # delivered, or swallowed by the HTTP client: undone
+                self._interrupted = False
+                task.uncancel()
 
     def _stopped(self) -> RunCancelled:
         stopped = RunCancelled("the run was stopped")
@@ -183,50 +195,31 @@ class AgentRun:
         return stopped
 
     def cancel(self) -> None:
-        """Stop the run now: the HTTP response is closed and iteration raises :class:`RunCancelled`."""
+        """Stop the run now, from any task: iteration raises :class:`RunCancelled`, and the HTTP response closes.
+
+        A consumer waiting for the stream is woken at once (its wait is cancelled); one busy with
+        the last batch stops before its next event.
+        """
         if self.cancelled:
             return
         self.cancelled = True
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-        # wake the consumer now: a cancellation that lands while the request connects can be swallowed
-        # by the HTTP client, and the reader would then go on (aclose cancels it again)
-        self._put_nowait(RunCancelled("the run was stopped"))
+        reader = self._reader
+        if reader is not None and not reader.done():  # set only while that task is suspended in a read
+            self._interrupted = True
+            reader.cancel()
 
     async def aclose(self) -> None:
-        """Stop reading: cancel the reader task, which closes the HTTP response (safe to call twice)."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):  # already reported via the queue
-                await self._task
+        """Stop reading: close the stream, and with it the HTTP response (safe to call twice)."""
+        if self._source is not None:
+            with contextlib.suppress(Exception):  # a failure was already raised to the consumer
+                await self._source.aclose()
 
-    def _put_nowait(self, item: Any) -> None:
-        try:
-            self._queue.put_nowait(item)
-        except asyncio.QueueFull:  # the consumer is gone or far behind; make room for the verdict
-            self._queue.get_nowait()
-            self._queue.put_nowait(item)
-
-    async def _pump(self) -> None:
-        try:
-            async for batch in self._events():
-                await self._queue.put(batch)
-            await self._queue.put(_DONE)
-        except asyncio.CancelledError:
-            self._put_nowait(RunCancelled("the run was stopped") if self.cancelled else _DONE)
-            raise
-        except AgentError as exc:
-            await self._queue.put(exc)  # after every queued event: a full queue must not lose one
-        except Exception as exc:
-            log.exception("unexpected error while reading the agent's stream")
-            await self._queue.put(AgentStreamError(f"unexpected error while reading the stream: {exc}"))
-
-    async def _events(self) -> AsyncIterator[list[BaseEvent]]:
+    async def _events(self) -> AsyncGenerator[list[BaseEvent], None]:
         client = self._client
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
         headers = {"Accept": EVENT_STREAM, **client.headers}
-        url, shown, answered, status = client.url, display_url(client.url), False, 0
+        url, answered, status = client.url, False, 0  # display_url(url) on failure only (it parses the URL)
         try:
             wire = _Borrowed(client.transport) if client.transport else AiohttpTransport(_ssl_context())
             async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
@@ -243,11 +236,12 @@ class AgentRun:
                 raise AgentHTTPError(status, f"more than {MAX_REDIRECTS} redirects")
         except httpx.TimeoutException as exc:
             phase = "connecting to" if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)) else "waiting for"
+            shown = display_url(client.url)
             raise AgentTimeoutError(f"timed out {phase} the agent at {shown}"
                                     if phase == "waiting for" else f"{UNREACHABLE_TIMEOUT} at {shown}") from exc
         except httpx.ConnectError as exc:
             reason = redact(str(exc) or "connection refused", client.url)
-            raise AgentConnectionError(f"{UNREACHABLE} at {shown}: {reason}") from exc
+            raise AgentConnectionError(f"{UNREACHABLE} at {display_url(client.url)}: {reason}") from exc
         except InvalidHTTP as exc:
             reason = short_text(redact(str(exc) or type(exc).__name__, client.url), 120)
             raise AgentConnectionError(f"the agent's answer is not valid HTTP: {reason}") from exc
@@ -269,7 +263,7 @@ class AgentRun:
             try:
                 for sse in frames.feed(text):
                     _take(sse, repair, batch)
-                    if len(batch) >= QUEUED_EVENTS:  # a burst: the consumer gets it piece by piece
+                    if len(batch) >= MAX_BATCH_EVENTS:  # a burst: the consumer gets it piece by piece
                         yield batch
                         batch = []
             except AgentError:

@@ -81,6 +81,40 @@ async def test_a_busy_worker_takes_the_state_lock_for_streamed_text_less_often(l
     await throttle.close()
 
 
+async def test_a_push_that_is_due_waits_for_the_last_event_of_its_read(lag):
+    """A read holding a run's start and its first text is one push (routed: S4); its end and the run's, one more."""
+    from ag_ui.core import (
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+
+    from interrupt_chat.driver import _Throttle
+
+    pushes: list[bool] = []
+
+    async def push(route: bool, text_only: bool = False) -> None:
+        pushes.append(route)
+
+    WorkerLoad.lag = 0.0
+    throttle = _Throttle(push)
+    start = [RunStartedEvent(thread_id="t", run_id="r"), TextMessageStartEvent(message_id="m"),
+             TextMessageContentEvent(message_id="m", delta="Hel")]
+    for left, event in zip(range(len(start) - 1, -1, -1), start, strict=True):
+        await throttle.event(event, read_ahead=left)
+    assert pushes == [True]  # one push, and it routes: the card goes with RUN_STARTED
+    end = [TextMessageContentEvent(message_id="m", delta="lo"), TextMessageEndEvent(message_id="m"),
+           RunFinishedEvent(thread_id="t", run_id="r")]
+    for left, event in zip(range(len(end) - 1, -1, -1), end, strict=True):
+        await throttle.event(event, read_ahead=left)
+    assert pushes == [True, False]
+    await throttle.event(RunStartedEvent(thread_id="t", run_id="r2"))  # alone in its read: at once
+    assert pushes == [True, False, True]
+    await throttle.close()
+
+
 def test_a_resync_asked_on_this_worker_is_taken_by_one_push():
     from interrupt_chat import driver
 

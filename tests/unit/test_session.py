@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import pickle
 from datetime import UTC, datetime, timedelta
@@ -513,6 +514,17 @@ async def test_chunked_stream_is_expanded_and_flushed():
         "RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]
     assert "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT) == "Hello"
     assert session.transcript.messages[-1].content == "Hello" and session.error is None
+
+
+async def test_read_ahead_counts_the_events_of_the_same_read_that_follow():
+    """``read_ahead``: within each read, the events still to come, down to 0 at its last; 0 after the run."""
+    session = session_for(ScriptedAgent(lambda body: [started(body), *text("m1", "one two"), finished(body)]))
+    seen = [(event.type.value, session.read_ahead) async for event in session.send("a")]
+    counts = [left for _, left in seen]
+    assert counts[0] > 0 and counts[-1] == 0 and session.read_ahead == 0  # in process: one read
+    for before, after in itertools.pairwise(counts):  # k, k-1, ..., 0, then the next read
+        assert after == before - 1 if before else after >= 0
+    assert seen[0][0] == "RUN_STARTED" and seen[-1][0] == "RUN_FINISHED"
 
 
 async def test_a_stop_while_a_batch_is_applied_ends_the_run_there():

@@ -37,7 +37,7 @@ from interrupt_chat.agui import (
     RunCancelled,
 )
 from interrupt_chat.agui.aiohttp_transport import AiohttpTransport
-from interrupt_chat.agui.transport import QUEUED_EVENTS
+from interrupt_chat.agui.transport import MAX_BATCH_EVENTS
 from tests.unit.agents import (
     SSE_HEAD_CHUNKED,
     SSE_HEAD_UNTIL_CLOSE,
@@ -637,7 +637,7 @@ async def test_batches_hold_what_was_read_together():
     events = [event for batch in batches for event in batch]
     assert [e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in events] == sent
     assert all(batches) and len(batches) < 20  # 202 events came in one write, then 2 after a pause
-    assert max(map(len, batches)) <= QUEUED_EVENTS  # a burst comes in pieces: the reader yields between them
+    assert max(map(len, batches)) <= MAX_BATCH_EVENTS  # a burst comes in pieces: the reader yields between them
     assert batches[-1][-1].type == EventType.RUN_FINISHED
 
 
@@ -830,7 +830,7 @@ async def test_cancel_mid_stream_from_another_task(loopback):
 
 @pytest.mark.loopback
 async def test_cancel_stops_delivery_of_already_buffered_events(loopback):
-    """After cancel() the next step raises, even when events are already queued."""
+    """After cancel() the next step raises, even when events are already read."""
     burst = Stream([started(), {"type": "TEXT_MESSAGE_START", "messageId": "m"},
                     *[{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"} for _ in range(100)], 3.0,
                     {"type": "TEXT_MESSAGE_END", "messageId": "m"}, finished()])
@@ -839,10 +839,8 @@ async def test_cancel_stops_delivery_of_already_buffered_events(loopback):
     iterator = aiter(run)
     first = await anext(iterator)
     assert first.type == EventType.RUN_STARTED
-    for _ in range(100):  # wait until the burst is queued
-        if run._queue.qsize() >= 50:
-            break
-        await asyncio.sleep(0.02)
+    second = await anext(iterator)  # more of the burst may be read already
+    assert second.type == EventType.TEXT_MESSAGE_START
     run.cancel()
     with pytest.raises(RunCancelled):
         await anext(iterator)
