@@ -70,6 +70,7 @@ MAX_REDIRECTS = 3  # same-origin 307/308 only
 # so a batch's work stays small (64 events: about 1 ms). Batches of 64 join a burst's deltas as
 # well as 256 did (stream_throughput).
 MAX_BATCH_EVENTS = 64
+INTERRUPT_AGAIN = 0.25  # seconds: a stop the HTTP client swallowed is made again this often
 
 
 
@@ -127,7 +128,7 @@ class AgentRun:
         self._body = body
         self._source: AsyncGenerator[list[BaseEvent], None] | None = None
         self._reader: asyncio.Task[Any] | None = None  # the consumer's task while it waits for the stream
-        self._interrupted = False  # cancel() interrupted that wait: the task's cancellation is ours to undo
+        self._interrupts = 0  # cancellations of that wait made by cancel(): ours to undo
         self.cancelled = False
         self.started = False  # True once the first event arrived
 
@@ -174,7 +175,7 @@ class AgentRun:
         except StopAsyncIteration:
             return None
         except asyncio.CancelledError:
-            if not self._interrupted or task is None:
+            if not self._interrupts or task is None:
                 raise  # the consumer's task was cancelled (or timed out): not a stop
             raise self._stopped() from None
         except AgentError as exc:
@@ -185,8 +186,8 @@ class AgentRun:
             raise AgentStreamError(f"unexpected error while reading the stream: {exc}") from exc
         finally:
             self._reader = None
-            if self._interrupted and task is not None:  # delivered, or swallowed by the HTTP client: undone
-                self._interrupted = False
+            while self._interrupts and task is not None:  # delivered, or swallowed by the HTTP client: undone
+                self._interrupts -= 1
                 task.uncancel()
 
     def _stopped(self) -> RunCancelled:
@@ -203,10 +204,19 @@ class AgentRun:
         if self.cancelled:
             return
         self.cancelled = True
+        self._interrupt()
+
+    def _interrupt(self) -> None:
+        """Cancel the consumer's wait for the stream, again a little later while it still waits.
+
+        An HTTP client may swallow a cancellation that lands while it connects (httpcore's can) and
+        go on waiting; the consumer must still stop.
+        """
         reader = self._reader
         if reader is not None and not reader.done():  # set only while that task is suspended in a read
-            self._interrupted = True
+            self._interrupts += 1
             reader.cancel()
+            reader.get_loop().call_later(INTERRUPT_AGAIN, self._interrupt)
 
     async def aclose(self) -> None:
         """Stop reading: close the stream, and with it the HTTP response (safe to call twice)."""

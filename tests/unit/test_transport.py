@@ -860,6 +860,38 @@ async def test_cancel_while_waiting_for_first_byte(loopback):
     assert info.value.started is False
 
 
+class _Swallowing(httpx.AsyncBaseTransport):
+    """A real HTTP transport that swallows the first cancellation while it connects, as httpcore's can."""
+
+    def __init__(self) -> None:
+        self.inner, self.swallowed = httpx.AsyncHTTPTransport(), 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            await asyncio.sleep(0.5)
+        except asyncio.CancelledError:
+            self.swallowed += 1
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.mark.loopback
+async def test_cancel_still_stops_a_run_whose_http_client_swallowed_it(loopback):
+    stream = Stream([3.0, *simple_run()])
+    transport = _Swallowing()
+    run = AgentClient(loopback.mount(ScriptedAgent(stream)), transport=transport).run(make_input())
+    task = asyncio.create_task(anext(aiter(run)))
+    await asyncio.sleep(0.1)
+    run.cancel()
+    with pytest.raises(RunCancelled):
+        await asyncio.wait_for(task, 2)  # made again while the run still waits, long before the agent's 3 s
+    assert transport.swallowed == 1
+    assert task.cancelling() == 0  # the stop's cancellations were undone: none leaks into the consumer
+    await transport.aclose()
+
+
 async def test_cancel_before_iterating_sends_nothing():
     agent = ScriptedAgent()
     run = in_process(agent).run(make_input())
