@@ -198,7 +198,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         await _emit(chunks)
         await sync.live(owner, session, origin)  # the owner's other tabs that show this thread
 
-    throttle, shown_state = _Throttle(push), session.transcript.state
+    throttle, shown_state = _Throttle(push, session.read_at), session.transcript.state
     try:
         async for event in events:
             moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
@@ -359,9 +359,11 @@ class _Throttle:
     request waits in the state).
     """
 
-    def __init__(self, push: Callable[[bool, bool], Awaitable[None]]) -> None:
+    def __init__(self, push: Callable[[bool, bool], Awaitable[None]],
+                 read_at: Callable[[float], None] | None = None) -> None:
         load.watch()  # every run's ticks and reads follow how busy this worker is (headless runs too)
         self._push = push
+        self._read_at = read_at  # a busy worker reads the stream just before the next tick
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None  # the trailing push, armed while a change waits
         self._trailing: asyncio.Future[None] | None = None
@@ -429,6 +431,11 @@ class _Throttle:
             self._timer = None
         self._last = now
         self._account(free)
+        interval = WorkerLoad.interval()
+        if self._read_at is not None and interval > 2 * PUSH_INTERVAL:  # busy: the tick is stretched
+            # the next read comes at the next tick: what the agent writes meanwhile is one read,
+            # and the push it makes due goes in that read's turn of the loop (decision 0023)
+            self._read_at(now + interval)
         await self._push(route, self._text_only(now, route))
 
     def _account(self, free: bool = False) -> None:

@@ -307,6 +307,11 @@ class AgentSession:
         self._run.cancel()
         return True
 
+    def read_at(self, when: float) -> None:
+        """The run in flight reads its stream next at the event loop's time ``when`` (a push tick), not before."""
+        if self._run is not None:
+            self._run.read_at = when
+
     def abandon(self, message: str) -> None:
         """End the run in flight as failed with ``message``: the process that drove it is gone.
 

@@ -131,6 +131,10 @@ class AgentRun:
         self._interrupts = 0  # cancellations of that wait made by cancel(): ours to undo
         self.cancelled = False
         self.started = False  # True once the first event arrived
+        #: The event loop's time before which the next read does not start (0: the client's
+        #: ``read_pause`` decides). A consumer that shows the run on a tick sets it to its next tick,
+        #: so the read comes just before it, with everything written meanwhile.
+        self.read_at = 0.0
 
     def __aiter__(self) -> AsyncIterator[BaseEvent]:
         """The run's events; the first iteration sends the request."""
@@ -263,12 +267,19 @@ class AgentRun:
             reason = redact(str(exc) or type(exc).__name__, client.url)
             raise AgentConnectionError(f"HTTP error talking to the agent: {reason}") from exc
 
+    def _pause(self) -> float:
+        """Seconds to wait before the next read: until ``read_at`` if it is ahead, else the client's pause."""
+        wait = self.read_at - asyncio.get_running_loop().time()
+        if wait > 0:
+            return wait
+        return self._client.read_pause() if self._client.read_pause is not None else 0.0
+
     async def _read(self, response: httpx.Response) -> AsyncIterator[list[BaseEvent]]:
         """The stream's events, a network read's together: SSE is always UTF-8, sizes are bounded."""
         response.encoding = "utf-8"
         repair = SurrogateRepair()  # no cap on a whole run: what is kept is bounded (transcript.MAX_TEXT_CHARS)
         frames = _Frames()
-        async for text in _Bounded(response, self._client.read_pause).aiter_text():
+        async for text in _Bounded(response, self._pause).aiter_text():
             batch: list[BaseEvent] = []
             try:
                 for sse in frames.feed(text):

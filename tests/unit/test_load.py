@@ -115,6 +115,31 @@ async def test_a_push_that_is_due_waits_for_the_last_event_of_its_read(lag):
     await throttle.close()
 
 
+async def test_a_busy_worker_reads_the_stream_next_just_before_the_next_tick(lag):
+    """A push on a busy worker (the tick stretched past twice its shortest) sets the run's next read to
+    the next tick; an idle worker reads as the client's pause says (no call)."""
+    from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
+
+    from interrupt_chat.driver import _Throttle
+
+    async def push(route: bool, text_only: bool = False) -> None:
+        return None
+
+    reads: list[float] = []
+    throttle = _Throttle(push, reads.append)
+    loop = asyncio.get_running_loop()
+    WorkerLoad.lag = 0.0
+    await throttle.event(TextMessageStartEvent(message_id="m"))  # a push at once (a message starts)
+    assert reads == []
+    for _ in range(200):
+        WorkerLoad.sample(2.0)  # far behind: the tick is at its longest
+    before = loop.time()
+    await throttle.event(TextMessageContentEvent(message_id="m", delta="Hello"))  # a message's first text: at once
+    assert len(reads) == 1
+    assert before + MAX_PUSH_INTERVAL <= reads[0] <= loop.time() + MAX_PUSH_INTERVAL
+    await throttle.close()
+
+
 def test_a_resync_asked_on_this_worker_is_taken_by_one_push():
     from interrupt_chat import driver
 

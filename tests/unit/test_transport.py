@@ -788,6 +788,28 @@ async def test_read_pause_reads_a_paced_stream_in_bigger_pieces_and_is_not_read_
 
 
 @pytest.mark.loopback
+async def test_read_at_holds_the_next_read_until_then_and_gets_what_was_written_meanwhile(loopback):
+    """``AgentRun.read_at`` (a busy consumer's next tick): the next read does not start before it, so
+    the deltas written meanwhile come as one batch; once it has passed, the client's pause (none) rules."""
+    deltas = []
+    for i in range(10):
+        deltas += [0.03, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": f"d{i} "}]
+    stream = Stream([started(), {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}, *deltas,
+                     {"type": "TEXT_MESSAGE_END", "messageId": "m1"}, finished()])
+    run = AgentClient(loopback.mount(ScriptedAgent(stream))).run(make_input())
+    loop = asyncio.get_running_loop()
+    batches: list[tuple[float, list]] = []
+    async for batch in run.batches():
+        batches.append((loop.time(), batch))
+        if len(batches) == 1:
+            run.read_at = loop.time() + 0.2  # the deltas, 30 ms apart, are written meanwhile
+    events = [event for _, batch in batches for event in batch]
+    assert types(events)[-1] == "RUN_FINISHED" and len(events) == 14
+    assert batches[1][0] - batches[0][0] >= 0.19
+    assert len(batches[1][1]) >= 4  # at least four deltas' worth in the read made at that time
+
+
+@pytest.mark.loopback
 async def test_slow_first_byte_hits_read_timeout(loopback):
     stream = Stream([2.0, *simple_run()])
     client = AgentClient(loopback.mount(ScriptedAgent(stream)), read_timeout=0.3)
