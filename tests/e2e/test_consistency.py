@@ -42,8 +42,7 @@ WATCH_MUTATIONS = """() => {
         .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 QUIET = "ms => performance.now() - window.__icLastMutation > ms"
-# Waits (5 s at most) for the button: a late re-render after the reconnect may redraw the card a frame later
-# (seen once on a loaded CI machine); the test is about the resumes, the wait is reported with the gap.
+# Waits (5 s at most) for the button, should an update still redraw the card; the wait is reported with the gap.
 CLICK = """async selector => {
     const started = performance.now();
     let button = document.querySelector(selector);
@@ -59,7 +58,7 @@ CLICK = """async selector => {
 
 def restart_under(reflex_app, *tabs: TabSockets) -> None:
     """A backend restart under several open tabs: states wiped once, every tab's socket closed, all reconnected,
-    and each page's DOM quiet again (the fresh states have hydrated and restored the thread)."""
+    each tab's fresh state has restored the thread, and each page's DOM is quiet again."""
     for tab in tabs:
         tab.page.evaluate(WATCH_MUTATIONS)
     wipe_backend_states(reflex_app)
@@ -70,8 +69,27 @@ def restart_under(reflex_app, *tabs: TabSockets) -> None:
     while time.monotonic() < deadline and any(len(t.sockets) == n for t, n in zip(tabs, counts, strict=True)):
         tabs[0].page.wait_for_timeout(100)
     assert all(len(t.sockets) > n for t, n in zip(tabs, counts, strict=True)), "a tab did not reconnect"
+    # The DOM alone does not say the fresh state has hydrated: until its first update arrives the page
+    # still shows the state from before (a reconnect's hydrate then shows the defaults until the thread
+    # is restored, one update later), so the backend's state of each tab is asked first.
+    while time.monotonic() < deadline and not all(_restored(reflex_app, tab.page) for tab in tabs):
+        tabs[0].page.wait_for_timeout(100)
+    assert all(_restored(reflex_app, tab.page) for tab in tabs), "a tab's fresh state did not restore its thread"
     for tab in tabs:
         tab.page.wait_for_function(QUIET, arg=1000, timeout=15_000)
+
+
+def _restored(reflex_app, page: Page) -> bool:
+    """Whether the backend state of the tab's token (a reconnect may have been given a new one) shows a thread."""
+    token = page.evaluate("() => window.sessionStorage.getItem('token')")
+    root = reflex_app.app_instance._state_manager.states.get(token or "")
+    stack = [root] if root is not None else []
+    while stack:
+        state = stack.pop()
+        if getattr(state, "loaded", False) is True and getattr(state, "thread_id", ""):
+            return True
+        stack.extend(state.substates.values())
+    return False
 
 
 def _resumes_of(demo_agent, thread: str, interrupt_id: str) -> list[dict]:
