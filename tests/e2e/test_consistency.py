@@ -16,7 +16,7 @@ import time
 from playwright.sync_api import Page, expect
 
 from .conftest import Chat
-from .test_restart import wipe_backend_states
+from .test_restart import restored, wipe_backend_states
 
 ROUNDS = 3
 APPROVE = '[data-testid="interrupt-card"] [data-testid="interrupt-approve"]'
@@ -72,24 +72,12 @@ def restart_under(reflex_app, *tabs: TabSockets) -> None:
     # The DOM alone does not say the fresh state has hydrated: until its first update arrives the page
     # still shows the state from before (a reconnect's hydrate then shows the defaults until the thread
     # is restored, one update later), so the backend's state of each tab is asked first.
-    while time.monotonic() < deadline and not all(_restored(reflex_app, tab.page) for tab in tabs):
+    while time.monotonic() < deadline and not all(restored(reflex_app, tab.page) for tab in tabs):
         tabs[0].page.wait_for_timeout(100)
-    assert all(_restored(reflex_app, tab.page) for tab in tabs), "a tab's fresh state did not restore its thread"
+    assert all(restored(reflex_app, tab.page) for tab in tabs), "a tab's fresh state did not restore its thread"
     for tab in tabs:
         tab.page.wait_for_function(QUIET, arg=1000, timeout=15_000)
 
-
-def _restored(reflex_app, page: Page) -> bool:
-    """Whether the backend state of the tab's token (a reconnect may have been given a new one) shows a thread."""
-    token = page.evaluate("() => window.sessionStorage.getItem('token')")
-    root = reflex_app.app_instance._state_manager.states.get(token or "")
-    stack = [root] if root is not None else []
-    while stack:
-        state = stack.pop()
-        if getattr(state, "loaded", False) is True and getattr(state, "thread_id", ""):
-            return True
-        stack.extend(state.substates.values())
-    return False
 
 
 def _resumes_of(demo_agent, thread: str, interrupt_id: str) -> list[dict]:

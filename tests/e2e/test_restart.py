@@ -27,6 +27,19 @@ def wipe_backend_states(reflex_app) -> None:
         time.sleep(0.5)
 
 
+def restored(reflex_app, page: Page) -> bool:
+    """Whether the backend state of the tab's token (a reconnect may have been given a new one) shows a thread."""
+    token = page.evaluate("() => window.sessionStorage.getItem('token')")
+    root = reflex_app.app_instance._state_manager.states.get(token or "")
+    stack = [root] if root is not None else []
+    while stack:
+        state = stack.pop()
+        if getattr(state, "loaded", False) is True and getattr(state, "thread_id", ""):
+            return True
+        stack.extend(state.substates.values())
+    return False
+
+
 class TabRestart:
     """A backend restart under an open tab: states wiped, the tab's socket closed, the tab reconnected."""
 
@@ -49,6 +62,9 @@ class TabRestart:
         while len(self.sockets) == connections and time.monotonic() < deadline:
             self.page.wait_for_timeout(100)
         assert len(self.sockets) > connections, "the page did not reconnect"
+        while not restored(reflex_app, self.page) and time.monotonic() < deadline:  # else the DOM is the old one
+            self.page.wait_for_timeout(100)
+        assert restored(reflex_app, self.page), "the tab's fresh state did not restore its thread"
 
 
 def test_s25_approval_survives_a_backend_restart_without_reload(page: Page, app_url, reflex_app, demo_agent):
