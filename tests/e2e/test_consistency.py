@@ -79,7 +79,6 @@ def restart_under(reflex_app, *tabs: TabSockets) -> None:
         tab.page.wait_for_function(QUIET, arg=1000, timeout=15_000)
 
 
-
 def _resumes_of(demo_agent, thread: str, interrupt_id: str) -> list[dict]:
     """The requests the agent received on ``thread`` that answer ``interrupt_id``."""
     return [r for r in demo_agent.records(thread)
