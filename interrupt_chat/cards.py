@@ -2,7 +2,7 @@
 
 Framework-free. A card says what to draw (prompt, approve/edit/form/confirm, fields, prefilled
 arguments) and its live status (answered, expired, seconds left, error). Secrets never enter a
-card: fields carry no typed values (S23).
+card: fields carry no typed values, and a field holding a secret at any depth is a masked input (S23).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from .agui import InterruptTracker, Pending, Transcript, interrupt_dict, parse_expiry
 from .agui.sanitize import short_text
-from .forms import approval_kind, fields_of
+from .forms import approval_kind, fields_of, whole_answer
 from .policies import RememberFn, approval_payload, rememberable, tool_name
 
 __all__ = ["STEPS_ANSWER", "ArgRow", "Card", "Choice", "FormField", "StepItem", "arg_rows", "build_cards",
@@ -237,7 +237,9 @@ def arg_rows(args: Any) -> list[ArgRow]:
 
 def _card(card_id: str, fields: dict[str, Any], transcript: Transcript | None, now: datetime) -> Card:
     schema = fields.get("responseSchema")
-    kind = approval_kind(schema) if isinstance(schema, dict) and schema.get("properties") else "confirm"
+    # a schema that is itself a secret (S23) is a form of one masked field, not Approve / Reject
+    asks = isinstance(schema, dict) and (bool(schema.get("properties")) or whole_answer(schema))
+    kind = approval_kind(schema) if asks else "confirm"
     call_id = fields.get("toolCallId")
     call = transcript.tool_calls.get(call_id) if transcript and call_id else None
     metadata = fields.get("metadata")

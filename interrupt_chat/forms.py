@@ -2,7 +2,10 @@
 
 Framework-free: the default slot draws :func:`fields_of`, and its submit handler passes the raw
 form data through :func:`payload_from_form`, which returns the typed payload or the validation
-errors to show in place. Masked (secret) values are never logged or echoed in errors (S23).
+errors to show in place. Masked (secret) values are never logged or echoed in errors (S23), at any
+depth: a field that holds a secret anywhere inside (a nested object, an array of secrets) is drawn
+as a masked input that takes JSON, and a schema that is itself a secret is one masked field for the
+whole answer. The test is :func:`interrupt_chat.agui.interrupts.secret_parts`, as the store's.
 """
 
 from __future__ import annotations
@@ -15,17 +18,19 @@ from typing import Any
 import jsonschema
 from referencing.exceptions import Unresolvable
 
-from .agui.interrupts import is_secret_schema
+from .agui.interrupts import holds_secret, is_secret_schema, secret_parts
 from .agui.sanitize import MAX_DEPTH, short_text, too_deep
 
-__all__ = ["MAX_ANSWER_CHARS", "FormError", "approval_kind", "check_answer", "edited_approval", "fields_of",
-           "is_secret", "payload_from_form", "validate_payload"]
+__all__ = ["MAX_ANSWER_CHARS", "WHOLE_ANSWER", "FormError", "approval_kind", "check_answer", "edited_approval",
+           "fields_of", "is_secret", "payload_from_form", "validate_payload", "whole_answer"]
 
 log = logging.getLogger(__name__)
 
 MAX_ANSWER_CHARS = 1_000_000  # an answer's JSON; a forged 10 MB payload gets a card error
 
 FIELD_TYPES = ("boolean", "enum", "string", "number", "integer", "secret", "json")
+WHOLE_ANSWER = "__answer"  # the one field of a schema that is itself a secret (no properties)
+_SECRET_JSON = "secret-json"  # drawn as "secret" (a password input), read as JSON: a secret inside
 
 
 class FormError(ValueError):
@@ -48,8 +53,11 @@ def approval_kind(schema: Any) -> str:
     """How the default slot answers a schema: ``"edit"``, ``"approve"`` or ``"form"``.
 
     ``"edit"`` when the schema has a boolean ``approved`` and ``editedArgs``, ``"approve"`` with
-    ``approved`` only, else ``"form"``.
+    ``approved`` only, else ``"form"``; always ``"form"`` when the schema holds a secret (S23): the
+    edit textarea and the Approve button have no masked input.
     """
+    if holds_secret(schema):
+        return "form"
     props = _properties(schema)
     approved = props.get("approved")
     if isinstance(approved, dict) and approved.get("type") == "boolean":
@@ -57,19 +65,28 @@ def approval_kind(schema: Any) -> str:
     return "form"
 
 
-def is_secret(prop: Any) -> bool:
-    """A masked field (S22): ``format: password`` or ``writeOnly: true``."""
-    return is_secret_schema(prop)
+def is_secret(prop: Any, root: Any = None) -> bool:
+    """A masked field (S22): ``format: password`` or ``writeOnly: true`` (also through a local ``$ref``)."""
+    return is_secret_schema(prop, root)
 
 
-def _field_type(prop: dict[str, Any]) -> str:
+def whole_answer(schema: Any) -> bool:
+    """A schema without properties that holds a secret: the answer is one masked field (S23)."""
+    return isinstance(schema, dict) and not _properties(schema) and holds_secret(schema)
+
+
+def _field_type(prop: dict[str, Any], root: Any = None) -> str:
     if isinstance(prop.get("enum"), list) and prop["enum"]:
         return "enum"
     kind = prop.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
-    if kind in ("string", None) and is_secret(prop):  # S22: masked, typed or not
+    if kind == "boolean":
+        return kind
+    if kind in ("string", None) and is_secret(prop, root):  # S22: masked, typed or not
         return "secret"
+    if holds_secret(prop, root):  # S23: a secret inside (or a secret number): masked, read as JSON
+        return _SECRET_JSON
     if kind == "string":
         return "string"
     if kind in ("boolean", "number", "integer"):
@@ -77,24 +94,34 @@ def _field_type(prop: dict[str, Any]) -> str:
     return "json"  # objects, arrays, untyped: edited as JSON text
 
 
+def _fields(schema: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, property)`` per field; a :func:`whole_answer` schema is one field, :data:`WHOLE_ANSWER`."""
+    if whole_answer(schema):
+        return [(WHOLE_ANSWER, schema)]
+    return [(str(name), prop if isinstance(prop, dict) else {}) for name, prop in _properties(schema).items()]
+
+
 def fields_of(schema: Any) -> list[dict[str, Any]]:
-    """The form fields for a schema, in property order. Plain data, ready for a UI to draw."""
+    """The form fields for a schema, in property order. Plain data, ready for a UI to draw.
+
+    A field holding a secret anywhere inside is drawn masked (type ``secret``) and takes JSON.
+    """
     listed = schema.get("required") if isinstance(schema, dict) else None
     required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
     fields = []
-    for name, prop in _properties(schema).items():
-        prop = prop if isinstance(prop, dict) else {}
-        kind = _field_type(prop)
+    for name, prop in _fields(schema):
+        kind = _field_type(prop, schema)
         default = prop.get("default")
+        described = str(prop.get("description") or "")
         fields.append({
-            "name": str(name),
-            "label": str(prop.get("title") or name),
-            "description": str(prop.get("description") or ""),
-            "type": kind,
+            "name": name,
+            "label": str(prop.get("title") or ("Answer" if name == WHOLE_ANSWER else name)),
+            "description": described or ("JSON, hidden as you type." if kind == _SECRET_JSON else ""),
+            "type": "secret" if kind == _SECRET_JSON else kind,
             "options": [_option_text(o) for o in prop.get("enum", [])] if kind == "enum" else [],
-            "required": name in required,
-            "default": ("" if default is None or kind == "secret" else json.dumps(default) if kind == "json"
-                        else _option_text(default) if kind == "enum" else str(default)),
+            "required": name in required or name == WHOLE_ANSWER,
+            "default": ("" if default is None or kind in ("secret", _SECRET_JSON) else json.dumps(default)
+                        if kind == "json" else _option_text(default) if kind == "enum" else str(default)),
             "checked": default is True,
         })
     return fields
@@ -129,7 +156,7 @@ def _coerce(kind: str, prop: dict[str, Any], raw: Any, present: bool) -> Any:
             if _option_text(option) == text:
                 return option
         raise ValueError("is not one of the choices")
-    if kind == "json":
+    if kind in ("json", _SECRET_JSON):
         try:
             return json.loads(text)
         except ValueError:
@@ -137,17 +164,18 @@ def _coerce(kind: str, prop: dict[str, Any], raw: Any, present: bool) -> Any:
     return text
 
 
-def payload_from_form(schema: Any, form: dict[str, Any]) -> dict[str, Any]:
+def payload_from_form(schema: Any, form: dict[str, Any]) -> Any:
     """Turn raw form data (strings, checkbox ``"on"``) into a payload that fits ``schema``.
+
+    An object, or for a :func:`whole_answer` schema the :data:`WHOLE_ANSWER` field's value itself.
 
     Raises:
         FormError: with a message per field; secret values never appear in messages.
     """
     payload: dict[str, Any] = {}
     errors: dict[str, str] = {}
-    for name, prop in _properties(schema).items():
-        prop = prop if isinstance(prop, dict) else {}
-        kind = _field_type(prop)
+    for name, prop in _fields(schema):
+        kind = _field_type(prop, schema)
         try:
             value = _coerce(kind, prop, form.get(name), name in form)
         except ValueError as exc:
@@ -155,6 +183,11 @@ def payload_from_form(schema: Any, form: dict[str, Any]) -> dict[str, Any]:
             continue
         if value is not _ABSENT:
             payload[name] = value
+    if whole_answer(schema):
+        if errors or WHOLE_ANSWER not in payload:
+            raise FormError({"": f"The answer {'must be valid JSON' if errors else 'is required'}."})
+        validate_payload(schema, payload[WHOLE_ANSWER])
+        return payload[WHOLE_ANSWER]
     if errors:
         raise FormError(errors)
     validate_payload(schema, payload)
@@ -178,23 +211,65 @@ def validate_payload(schema: Any, payload: Any) -> None:
         return
     errors: dict[str, str] = {}
     props = _properties(schema)
-    holds_secret = isinstance(payload, dict) and any(is_secret(props.get(k)) for k in payload)
+    secrets = _Secrets(payload, schema)
     for error in found:
-        field = str(error.path[0]) if error.path else ""
-        if error.validator == "required" and not error.path:
+        path = list(error.path)
+        field = str(path[0]) if path else ""
+        if error.validator == "required" and not path:
             missing = error.message.split("'")[1] if "'" in error.message else ""
             prop = props.get(missing)
             title = prop.get("title") if isinstance(prop, dict) else None
             field, message = missing, f"{title or missing} is required"
-        elif is_secret(props.get(field)):
-            message = f"{field} is not valid ({error.validator})"  # never echo a secret
-        elif not error.path and holds_secret:  # a whole-form message quotes the whole payload (S23)
-            message = f"The answer does not fit the requested schema ({error.validator})."
+        elif secrets.echoed_by(path, error.message):  # name the field and the rule, never the value (S23)
+            where = ".".join(map(str, path))
+            message = (f"{where} is not valid ({error.validator})" if path
+                       else f"The answer does not fit the requested schema ({error.validator}).")
         else:
             message = error.message
         errors.setdefault(field, message)
     if errors:
         raise FormError(errors)
+
+
+class _Secrets:
+    """The secret parts of one payload (:func:`secret_parts`): what an error message must not quote."""
+
+    _HIDDEN = object()
+
+    def __init__(self, payload: Any, schema: Any) -> None:
+        self._texts: list[str] = []
+        self._masked, self.any = secret_parts(payload, schema, self._hide)
+
+    def _hide(self, part: Any) -> object:
+        stack = [part]
+        while stack:  # every scalar inside, as text a message could quote
+            value = stack.pop()
+            if isinstance(value, dict | list):
+                stack.extend(value.values() if isinstance(value, dict) else value)
+            elif value is not None and str(value):
+                self._texts.append(str(value))
+        return self._HIDDEN
+
+    def echoed_by(self, path: list[Any], message: str) -> bool:
+        """Whether an error at ``path`` may quote a secret: one lies there or below, or its text is quoted."""
+        if not self.any:
+            return False
+        node = self._masked
+        for step in path:
+            if node is self._HIDDEN:
+                return True
+            try:
+                node = node[step]
+            except (KeyError, IndexError, TypeError):
+                return True
+        stack = [node]
+        while stack:
+            value = stack.pop()
+            if value is self._HIDDEN:
+                return True
+            if isinstance(value, dict | list):
+                stack.extend(value.values() if isinstance(value, dict) else value)
+        return any(text in message for text in self._texts)
 
 
 def check_answer(payload: Any) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from ag_ui.core import Interrupt
 
 from .agui import Pending, Transcript
-from .agui.interrupts import is_expired, is_secret_schema
+from .agui.interrupts import holds_secret, is_expired
 from .forms import FormError, approval_kind, validate_payload
 
 __all__ = ["EFFECTS", "SCOPES", "RememberFn", "Rule", "RuleAnswer", "answers_for", "approval_payload", "match",
@@ -95,13 +95,13 @@ def approval_payload(interrupt: Interrupt, effect: str) -> dict[str, Any] | None
     payload = {"approved": effect == "allow"}
     if schema is None:
         return payload
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or holds_secret(schema):  # a secret anywhere is a person's to type (S23)
         return None
     props = schema.get("properties")
     if props is not None:
         if not isinstance(props, dict) or approval_kind(schema) == "form":
             return None
-        if set(props) - _APPROVAL_KEYS or any(is_secret_schema(p) for p in props.values()):
+        if set(props) - _APPROVAL_KEYS:
             return None
     required = schema.get("required")
     if required is not None and (not isinstance(required, list) or set(map(str, required)) - {"approved"}):

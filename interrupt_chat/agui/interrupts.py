@@ -27,9 +27,10 @@ from ag_ui.core import (
 
 from .events import MalformedEvent, parse_event
 from .sanitize import parse_json, scrub
+from .secret_schema import holds_secret, is_secret_schema, secret_in, secret_parts
 
-__all__ = ["Decision", "InterruptTracker", "Pending", "interrupt_dict", "is_expired", "is_secret_schema",
-           "parse_expiry"]
+__all__ = ["Decision", "InterruptTracker", "Pending", "holds_secret", "interrupt_dict", "is_expired",
+           "is_secret_schema", "parse_expiry", "secret_in", "secret_parts"]
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +184,7 @@ class InterruptTracker:
     def _storable_answers(self) -> dict[str, ResumeEntry]:
         """The recorded answers that may leave the process: none holding a masked field (S23, D6)."""
         schemas = {i.id: i.response_schema for i in self.pending.interrupts} if self.pending else {}
-        return {k: v for k, v in self._answers.items() if not _holds_secret(schemas.get(k), v.payload)}
+        return {k: v for k, v in self._answers.items() if not secret_in(v.payload, schemas.get(k))}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore from :meth:`__getstate__`; the clock is UTC wall time again (it is not pickled)."""
@@ -471,19 +472,6 @@ class InterruptTracker:
 def interrupt_dict(interrupt: Interrupt) -> dict[str, Any]:
     """An interrupt as its wire dict (camelCase keys, no nulls)."""
     return interrupt.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-def is_secret_schema(prop: Any) -> bool:
-    """A JSON Schema property whose value is a secret: ``format: password`` or ``writeOnly``."""
-    return isinstance(prop, dict) and (prop.get("format") == "password" or prop.get("writeOnly") is True)
-
-
-def _holds_secret(schema: Any, payload: Any) -> bool:
-    if not isinstance(payload, dict) or not isinstance(schema, dict):
-        return False
-    props = schema.get("properties")
-    props = props if isinstance(props, dict) else {}
-    return any(is_secret_schema(props.get(key)) for key in payload)
 
 
 def _pending_dict(pending: Pending) -> dict[str, Any]:
