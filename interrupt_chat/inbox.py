@@ -3,88 +3,232 @@
 Every interrupt is answered in place; every frontend-tool call waiting for the owner is listed
 with a way to its thread (the tool's own UI belongs to the chat that declares it).
 
-The inbox works on the chat state's own copy of each thread (``chat._sessions``), so an answer
-given here and one given in the chat meet the same tracker: the exactly-once rules hold across
-both (S7, S10), and a thread another tab moved on is refreshed first.
+The inbox lists a page at a time (:data:`PAGE_SIZE` rows), built from the database's rows: the
+waiting threads and their revisions on every load, a thread's pending set and the tool calls it
+names only when its revision is new to the process. No thread is loaded whole to be listed.
+
+An answer given here works on the chat state's own copy of its thread (``chat._sessions``), so an
+answer given here and one given in the chat meet the same tracker: the exactly-once rules hold
+across both (S7, S10), and a thread another tab moved on is refreshed first. An answer is taken
+as one to the set the page showed (its run), never to a newer one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
 from . import driver, persistence, queue, routing, rule_answers
+from .agui import AgentSession, InterruptTracker, Pending, Transcript
+from .agui.message_views import ToolCallView
+from .agui.sanitize import short_text
 from .answers import conclude, record
 from .bulk import decide_all, item_key
-from .cards import Card, build_cards, steps_answer
+from .cards import Card, build_cards, refresh_expiry, steps_answer
 from .forms import FormError, edited_approval, payload_from_form
 from .policies import remember_fn
-from .threads_db import PendingItem, ThreadDBError, WaitingToolCall
-from .views import InboxSet, InboxToolRow, tool_rows, waits_for_person
+from .store import inbox as store_inbox
+from .threads_db import ThreadDBError
+from .views import InboxSet, InboxToolRow, ToolWaitRow, tool_rows, waits_for_person
 
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["InboxHandlers", "answer", "approve_edited", "bulk_decide", "fill", "load", "remember", "submit_form"]
+__all__ = ["MAX_SELECTED", "PAGE_SIZE", "InboxHandlers", "answer", "approve_edited", "bulk_decide", "fill", "load",
+           "remember", "submit_form"]
+
+log = logging.getLogger(__name__)
 
 ANY = "any"  # a filter's "any" option (a select's value cannot be empty)
+PAGE_SIZE = 50  # rows of one inbox page
+MAX_SELECTED = 500  # requests one bulk action takes at most
+BUILT_THREADS = 4096  # waiting threads whose cards a process keeps built (all owners)
+NOT_SHOWN = "This request is not listed here any more: reload the inbox."
 
 
 async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
-    """Fill ``inbox`` with one card per waiting interrupt of the owner, newest thread first."""
+    """Fill ``inbox`` with one page of what waits for the owner (the inbox's mount)."""
     async with state:
         chat = await driver.ready(state, chat_cls)
         chat._inbox_shown = True  # live sync fills it again when a thread of the owner changes (sync.py)
         await fill(chat)
 
 
+@dataclass(frozen=True)
+class _Built:
+    """A waiting thread's cards and tool rows as built at one revision (shared by the tabs of a process)."""
+
+    revision: int
+    pending: Pending | None
+    cards: tuple[Card, ...]
+    tools: tuple[tuple[str, str, str], ...]  # waiting tool calls: id, name, arguments as JSON
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    thread_id: str
+    title: str
+    raised: str
+    built: _Built
+
+
+# (owner key, thread id) -> what its revision shows; a thread read once is not read again until it changes
+_BUILT: OrderedDict[tuple[str, str], _Built] = OrderedDict()
+
+
 async def fill(chat: ChatState) -> None:
-    """Inside the lock: the waiting threads (from the database and from memory) as cards and tool rows."""
-    db, waiting = persistence.database(), dict[str, PendingItem | WaitingToolCall]()
-    if db is not None and chat._owner_key:
-        try:  # the thread ids, titles and waiting times; the cards come from the threads themselves
-            waiting = {item.thread_id: item for item in await persistence.db_read(db.waiting, chat._owner_key)}
-        except ThreadDBError as exc:
-            persistence.unavailable(chat, exc)
-    thread_ids = [*waiting, *(t for t, s in chat._sessions.items() if waits_for_person(s) and t not in waiting)]
-    cards: list[Card] = []
-    sets: list[InboxSet] = []
-    tools: list[InboxToolRow] = []
+    """Inside the lock: one page of the owner's waiting requests, built from the database's summaries.
+
+    Every load reads which threads wait and at which revision (one small query); a thread is read
+    (its pending set and the tool calls it names, never its whole history) only when its revision
+    is new to this process. Only the shown page is in the tab's state.
+    """
     chat_cls = _chat(chat)
-    for thread_id in thread_ids:
-        session = await persistence.load_thread(chat, thread_id)
-        if session is None or not waits_for_person(session):
-            continue
-        item = waiting.get(thread_id)
-        raised = item.raised_at.strftime("%Y-%m-%d %H:%M") if item and item.raised_at else ""
-        title = (item.title if item else "") or next(
-            (m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
-        pending = session.tracker.pending
-        own = [dataclasses.replace(c, thread_id=thread_id, thread_title=title, raised=raised,
-                                   key=item_key(thread_id, c.id))
-               for c in build_cards(pending, session.tracker, session.transcript,
-                                    await rule_answers.answered_by_rule(chat._owner_key, pending)
-                                    if session.tracker.answers else (),
-                                    remember_fn(chat_cls.remember))]
-        slot = await routing.taker(chat, chat_cls, pending) if pending is not None and chat_cls.renderers else None
-        if (pending is not None and slot is not None and slot.get_full_name() in chat_cls.renderers
-                and (await chat.get_state(slot)).render_in_chat):  # S18: drawn outside the chat: the default card
-            wire = pending.wire_interrupts  # the set as the chat's slot sees it (S19)
-            sets.append(InboxSet(thread_id, title, raised, pending.run_id or "", slot.get_full_name(),
-                                 pending.wire_event, wire[0] if wire else None, wire, own,
-                                 own[0].id if own else "", own[0].reason if own else ""))
-        else:
-            cards += own
-        tools += [InboxToolRow(thread_id, title, raised, row.id, row.name, row.args_json) for row in tool_rows(session)]
+    waiting = await _waiting(chat, chat_cls)
+    now = datetime.now(UTC)
+    cards: list[Card] = []
+    tools: list[InboxToolRow] = []
+    for row in waiting:
+        cards += [dataclasses.replace(c, thread_id=row.thread_id, thread_title=row.title, raised=row.raised,
+                                      key=item_key(row.thread_id, c.id)) for c in row.built.cards]
+        tools += [InboxToolRow(row.thread_id, row.title, row.raised, *tool) for tool in row.built.tools]
     chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
     chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})
-    cards = queue.arrange(cards, chat.inbox_sort, chat.inbox_reason, chat.inbox_tool)
+    listed: list[Card | InboxToolRow] = [*queue.arrange(cards, chat.inbox_sort, chat.inbox_reason, chat.inbox_tool),
+                                         *tools]
+    pages = max(1, -(-len(listed) // PAGE_SIZE))
+    chat.inbox_page = min(max(chat.inbox_page, 0), pages - 1)
+    chat.inbox_total = len(listed)
+    shown = listed[chat.inbox_page * PAGE_SIZE:(chat.inbox_page + 1) * PAGE_SIZE]
+    page_cards = [refresh_expiry(c, now) for c in shown if isinstance(c, Card)]
+    sets, taken = await _custom_sets(chat, chat_cls, {row.thread_id: row for row in waiting}, page_cards)
+    page_cards = [c for c in page_cards if c.thread_id not in taken]
     # a selected request answered elsewhere meanwhile stays selected: a bulk action reports it as skipped
     chat._inbox_listed = {**{k: c for k, c in chat._inbox_listed.items() if k in chat.inbox_selected},
-                          **{c.key: c for c in cards}}
-    chat.inbox, chat.inbox_sets, chat.inbox_tools = cards, sets, tools
+                          **{c.key: c for c in page_cards}}
+    # the set each shown row belongs to: an answer that names no run is taken as an answer to it
+    chat._inbox_runs = {**{c.thread_id: c.run_id for c in page_cards}, **{e.thread_id: e.run_id for e in sets}}
+    chat.inbox, chat.inbox_sets = page_cards, sets
+    chat.inbox_tools = [t for t in shown if isinstance(t, InboxToolRow)]
+    chat.inbox_loaded = True
+
+
+async def _waiting(chat: ChatState, chat_cls: type[ChatState]) -> list[_Waiting]:
+    """Every thread that waits for the owner, newest wait first: the database's, then those only in memory.
+
+    This tab's own copy of a thread is used when it is as new as the database's (it may hold an
+    answer whose save is under way); the others are built from the database's rows.
+    """
+    db, owner, heads = persistence.database(), chat._owner_key, list[store_inbox.WaitingHead]()
+    stored, sessions = db is not None and bool(owner), chat._sessions
+    if db is not None and owner:
+        try:
+            heads = await persistence.db_read(store_inbox.waiting_heads, db, owner)
+            missing = [h.thread_id for h in heads if not _mine(sessions, h) and _cached(owner, h) is None]
+            for body in await persistence.db_read(store_inbox.waiting_bodies, db, owner, missing) if missing else []:
+                built = await _from_body(chat_cls, owner, body)
+                if built is not None:
+                    _keep(owner, body.thread_id, built)
+        except ThreadDBError as exc:
+            persistence.unavailable(chat, exc)
+            stored = False
+    rows = []
+    for head in heads:
+        title, raised = head.title or "New chat", _minutes(head.raised_at)
+        if _mine(sessions, head):
+            session = sessions[head.thread_id]
+            if waits_for_person(session):
+                rows.append(_Waiting(head.thread_id, title, raised, await _of_session(chat_cls, owner, session)))
+        elif (built := _cached(owner, head)) is not None and (built.cards or built.tools):
+            rows.append(_Waiting(head.thread_id, title, raised, built))
+    listed = {h.thread_id for h in heads}
+    for thread_id, session in sessions.items():  # never saved, or the database is away: memory's copy
+        if thread_id not in listed and waits_for_person(session) and (not stored or not session.revision):
+            title = next((m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
+            rows.append(_Waiting(thread_id, title, "", await _of_session(chat_cls, owner, session)))
+    return rows
+
+
+def _mine(sessions: dict[str, AgentSession], head: store_inbox.WaitingHead) -> bool:
+    session = sessions.get(head.thread_id)
+    return session is not None and session.revision >= head.revision
+
+
+async def _of_session(chat_cls: type[ChatState], owner: str, session: AgentSession) -> _Built:
+    return await _build(chat_cls, owner, session.revision, session.tracker, session.transcript, tool_rows(session))
+
+
+def _cached(owner: str, head: store_inbox.WaitingHead) -> _Built | None:
+    built = _BUILT.get((owner, head.thread_id))
+    if built is None or built.revision != head.revision:
+        return None
+    _BUILT.move_to_end((owner, head.thread_id))
+    return built
+
+
+def _keep(owner: str, thread_id: str, built: _Built) -> None:
+    _BUILT[(owner, thread_id)] = built
+    _BUILT.move_to_end((owner, thread_id))
+    while len(_BUILT) > BUILT_THREADS:
+        _BUILT.popitem(last=False)
+
+
+async def _from_body(chat_cls: type[ChatState], owner: str, body: store_inbox.WaitingBody) -> _Built | None:
+    """A stored thread's cards, from its pending set and the tool calls it names (no session is rebuilt)."""
+    tracker = InterruptTracker()
+    try:
+        tracker.restore(body.tracker)
+    except ValueError as exc:  # the thread's own load reports it; the inbox skips it
+        log.warning("inbox: skipping the unreadable pending set of thread %.80r (%s)", body.thread_id,
+                    short_text(exc, 200))
+        return None
+    transcript = Transcript()
+    for call_id, (name, args) in body.calls.items():
+        transcript.tool_calls[call_id] = ToolCallView(call_id, name, "", [args], ended=True)
+    waits = [ToolWaitRow(str(w.get("toolCallId") or ""), str(w.get("name") or ""), w.get("args"),
+                         json.dumps(w.get("args"), indent=2), w.get("cancellable") is not False)
+             for w in body.tool_waits]
+    return await _build(chat_cls, owner, body.revision, tracker, transcript, waits)
+
+
+async def _build(chat_cls: type[ChatState], owner: str, revision: int, tracker: InterruptTracker,
+                 transcript: Transcript, waits: list[ToolWaitRow]) -> _Built:
+    pending = tracker.pending
+    hide = await rule_answers.answered_by_rule(owner, pending) if tracker.answers else ()
+    cards = build_cards(pending, tracker, transcript, hide, remember_fn(chat_cls.remember))
+    return _Built(revision, pending, tuple(cards), tuple((w.id, w.name, w.args_json) for w in waits))
+
+
+async def _custom_sets(chat: ChatState, chat_cls: type[ChatState], rows: dict[str, _Waiting],
+                       cards: list[Card]) -> tuple[list[InboxSet], set[str]]:
+    """The shown threads whose set one of the chat's own slots takes (S18, S20): drawn by its ``render_fn``."""
+    sets: list[InboxSet] = []
+    if not chat_cls.renderers:
+        return sets, set()
+    for thread_id in dict.fromkeys(c.thread_id for c in cards):
+        row = rows[thread_id]
+        pending = row.built.pending
+        slot = await routing.taker(chat, chat_cls, pending) if pending is not None else None
+        if (pending is not None and slot is not None and slot.get_full_name() in chat_cls.renderers
+                and (await chat.get_state(slot)).render_in_chat):
+            own = [dataclasses.replace(c, thread_id=thread_id, thread_title=row.title, raised=row.raised,
+                                       key=item_key(thread_id, c.id)) for c in row.built.cards]
+            wire = pending.wire_interrupts  # the set as the chat's slot sees it (S19)
+            sets.append(InboxSet(thread_id, row.title, row.raised, pending.run_id or "", slot.get_full_name(),
+                                 pending.wire_event, wire[0] if wire else None, wire, own,
+                                 own[0].id if own else "", own[0].reason if own else ""))
+    return sets, {e.thread_id for e in sets}
+
+
+def _minutes(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else ""
 
 
 async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_id: str, payload: Any,
@@ -93,7 +237,9 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
 
     ``run_id`` is the set the card showed (its raising run): a card left on screen while the
     thread moved on to a newer set answers nothing, even a legacy one (whose id is always "").
-    The thread must be one of the owner's (ids come from the page).
+    Without one, the set this tab's inbox showed for the thread is meant (never the thread's
+    newest set); a thread it did not show answers nothing. The thread must be one of the owner's
+    (ids come from the page).
     """
     async with state:
         chat = await driver.ready(state, chat_cls)
@@ -101,7 +247,11 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
         if copy is None or copy.tracker.pending is None:
             await fill(chat)
             return
-        expected = run_id or copy.tracker.pending.run_id or ""
+        expected = run_id if run_id else chat._inbox_runs.get(thread_id)
+        if expected is None:  # no run named, and no row of it shown: never take the newest set for it
+            await fill(chat)
+            _card_error(chat, thread_id, str(interrupt_id or ""), NOT_SHOWN)
+            return
         outcome, _moved = await record(chat, thread_id, lambda pending: pending is not None and
                                        (pending.run_id or "") == expected, verb, payload, interrupt_id,
                                        lambda card_id, message: _card_error(chat, thread_id, card_id, message))
@@ -204,7 +354,10 @@ def _chat(state: rx.State) -> type[ChatState]:
 class InboxHandlers(rx.State, mixin=True):
     """The chat state's inbox: its var and event handlers (a mixin of ``ChatState``)."""
 
-    inbox: list[Card] = []  # one card per interrupt waiting for the owner, across threads
+    inbox: list[Card] = []  # the shown page's cards: one per interrupt waiting for the owner, across threads
+    inbox_loaded: bool = False  # a load answered: until then the page shows that it loads, not "nothing waits"
+    inbox_page: int = 0  # the shown page (0-based), of PAGE_SIZE rows
+    inbox_total: int = 0  # rows on every page (after the filters)
     _inbox_shown: bool = False  # this tab showed the inbox: changes elsewhere fill it again
     inbox_sets: list[InboxSet] = []  # the waiting sets the chat's own slots take (drawn by their render_fn)
     inbox_tools: list[InboxToolRow] = []  # the frontend-tool calls waiting for the owner, across threads
@@ -216,6 +369,7 @@ class InboxHandlers(rx.State, mixin=True):
     inbox_tool_names: list[str] = []
     inbox_selected: list[str] = []  # bulk.item_key of each selected request
     _inbox_listed: dict[str, Card] = {}  # the requests listed, and the selected ones listed before
+    _inbox_runs: dict[str, str] = {}  # thread id -> the run of the set its shown row belongs to
     inbox_bulk_verb: str = ""  # approve | reject while the confirmation is open
     inbox_bulk: dict[str, Any] = {}  # the last bulk action's result: done, skipped, lines
 
@@ -269,17 +423,38 @@ class InboxHandlers(rx.State, mixin=True):
                 self.inbox_tool = "" if tool == ANY else str(tool)
             await fill(await driver.ready(self, _chat(self)))
 
+    @rx.event(background=True)
+    async def inbox_page_next(self):
+        """The next page of the inbox."""
+        async with self:
+            self.inbox_page += 1
+            await fill(await driver.ready(self, _chat(self)))
+
+    @rx.event(background=True)
+    async def inbox_page_prev(self):
+        """The previous page of the inbox."""
+        async with self:
+            self.inbox_page = max(0, self.inbox_page - 1)
+            await fill(await driver.ready(self, _chat(self)))
+
     @rx.event
     def inbox_toggle(self, key: str):
-        """Select a request, or unselect it (its checkbox, or Space on its row)."""
-        key = str(key)
-        self.inbox_selected = ([k for k in self.inbox_selected if k != key] if key in self.inbox_selected
-                               else [*self.inbox_selected, key])
+        """Select a request, or unselect it (its checkbox, or Space on its row).
+
+        Only a request the inbox lists to this owner can be selected, and at most
+        :data:`MAX_SELECTED` at once: the key comes from the browser.
+        """
+        if not isinstance(key, str):
+            return
+        if key in self.inbox_selected:
+            self.inbox_selected = [k for k in self.inbox_selected if k != key]
+        elif key in self._inbox_listed and len(self.inbox_selected) < MAX_SELECTED:
+            self.inbox_selected = [*self.inbox_selected, key]
 
     @rx.event
     def inbox_select_all(self, checked: bool):
-        """Select every listed request, or none."""
-        self.inbox_selected = [c.key for c in self.inbox] if checked else []
+        """Select every listed request (the shown page), or none."""
+        self.inbox_selected = [c.key for c in self.inbox][:MAX_SELECTED] if checked is True else []
 
     @rx.event
     def inbox_bulk_ask(self, verb: str):

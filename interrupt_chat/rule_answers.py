@@ -186,6 +186,7 @@ class PolicyHandlers(rx.State, mixin=True):
     """The chat state's rules: the ``policy-item`` rows and their revoke (a mixin of ``ChatState``)."""
 
     policies: list[dict[str, str]] = []  # the owner's rules in force, newest first
+    policies_loaded: bool = False  # the list answered once: until then the page shows that it loads
     _policies_shown: bool = False  # this tab lists them: a change on another tab lists them again (sync)
     remember: ClassVar[Any] = None  # Chat(remember=...): tool names or fn(tool, interrupt) -> bool (policies.py)
 
@@ -203,7 +204,7 @@ class PolicyHandlers(rx.State, mixin=True):
             owner = chat._owner_key
         found = await rows(owner)
         async with self:
-            self.policies = found
+            self.policies, self.policies_loaded = found, True
 
     @rx.event(background=True)
     async def revoke_policy(self, rule_id: str):
@@ -223,4 +224,4 @@ class PolicyHandlers(rx.State, mixin=True):
 async def relist(chat: ChatState) -> None:
     """Inside the lock (live sync): the rules changed on another tab; list them again if this tab shows them."""
     if chat._policies_shown:
-        chat.policies = await rows(chat._owner_key)
+        chat.policies, chat.policies_loaded = await rows(chat._owner_key), True

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import reflex as rx
 
-from ..inbox import ANY
+from ..inbox import ANY, PAGE_SIZE
 from ..state import ChatState, InterruptState
 from .behaviour import chat_behaviour
 from .chat import STYLESHEET
@@ -144,6 +144,25 @@ def _items(state: type[ChatState], chat_path: str) -> rx.Component:
                        rx.foreach(state.inbox_tools, lambda row: _tool_item(state, row, chat_path)))
 
 
+def _pager(state: type[ChatState]) -> rx.Component:
+    """"51–100 of 300" with the previous and next pages, when the rows fill more than one page."""
+    first = state.inbox_page * PAGE_SIZE
+    last = rx.cond(first + PAGE_SIZE < state.inbox_total, first + PAGE_SIZE, state.inbox_total)
+    return rx.cond(
+        state.inbox_total > PAGE_SIZE,
+        rx.hstack(
+            rx.button("Previous", size="1", variant="soft", disabled=state.inbox_page == 0,
+                      on_click=state.inbox_page_prev, custom_attrs={"data-testid": "inbox-page-prev"}),
+            rx.text((first + 1).to_string(), "–", last.to_string(), " of ", state.inbox_total.to_string(), size="2",
+                    custom_attrs={"data-testid": "inbox-page", "data-page": state.inbox_page.to_string(),
+                                  "data-total": state.inbox_total.to_string()}),
+            rx.button("Next", size="1", variant="soft", disabled=first + PAGE_SIZE >= state.inbox_total,
+                      on_click=state.inbox_page_next, custom_attrs={"data-testid": "inbox-page-next"}),
+            align="center", spacing="3", class_name="ic-inbox-pager",
+        ),
+    )
+
+
 def _choice(label: str, value: Any, options: Any, on_change: Any, testid: str) -> rx.Component:
     return rx.el.label(
         rx.text(label, size="1", color_scheme="gray", high_contrast=True),
@@ -251,7 +270,9 @@ def approvals_inbox(state: type[ChatState] | Any, chat_path: str = "/",
     """
     chats = [(_state_of(state), chat_path), *[(_state_of(s), path) for s, path in also]]
     state = chats[0][0]
-    nothing = functools.reduce(operator.and_, [(s.inbox.length() == 0) & (s.inbox_tools.length() == 0)
+    # "nothing waits" only once every chat's first load answered: before, the page says it loads
+    loaded = functools.reduce(operator.and_, [s.inbox_loaded for s, _ in chats])
+    nothing = functools.reduce(operator.and_, [(s.inbox_total == 0) & (s.inbox_sets.length() == 0)
                                                for s, _ in chats])
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
@@ -259,9 +280,12 @@ def approvals_inbox(state: type[ChatState] | Any, chat_path: str = "/",
         _toolbar(state),
         _bulk_confirm(state),
         _bulk_result(state),
-        rx.cond(nothing, rx.callout("Nothing is waiting for you.", icon="check", size="1",
-                                    custom_attrs={"data-testid": "inbox-empty"})),
-        *[_items(s, path) for s, path in chats],
+        rx.cond(loaded,
+                rx.cond(nothing, rx.callout("Nothing is waiting for you.", icon="check", size="1",
+                                            custom_attrs={"data-testid": "inbox-empty"})),
+                rx.hstack(rx.spinner(size="1"), rx.text("Loading your requests…", size="2"), align="center",
+                          custom_attrs={"data-testid": "inbox-loading", "role": "status", "aria-busy": "true"})),
+        *[rx.fragment(_items(s, path), _pager(s)) for s, path in chats],
         rx.cond(state.notice != "", rx.text(state.notice, size="1", color_scheme="gray")),
         spacing="3", width="100%", class_name="ic-inbox",
         on_mount=[s.load_inbox for s, _ in chats],

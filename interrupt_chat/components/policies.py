@@ -40,9 +40,13 @@ def policy_list(state: type[ChatState] | Any) -> rx.Component:
     chat = cast("type[ChatState]", state if isinstance(state, type) else state.state)
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
-        rx.cond(chat.policies.length() == 0,
-                rx.callout("No rules yet. “Always allow” on a tool approval makes one.", icon="info", size="1",
-                           custom_attrs={"data-testid": "policy-empty"})),
+        # "no rules" only once the list answered: before, an empty list says nothing about the owner's rules
+        rx.cond(chat.policies_loaded,
+                rx.cond(chat.policies.length() == 0,
+                        rx.callout("No rules yet. “Always allow” on a tool approval makes one.", icon="info",
+                                   size="1", custom_attrs={"data-testid": "policy-empty"})),
+                rx.hstack(rx.spinner(size="1"), rx.text("Loading your rules…", size="2"), align="center",
+                          custom_attrs={"data-testid": "policy-loading", "role": "status", "aria-busy": "true"})),
         rx.foreach(chat.policies, lambda rule: _item(chat, rule)),
         spacing="2", width="100%", class_name="ic-policies",
         on_mount=chat.load_policies,
