@@ -180,3 +180,28 @@ def test_the_schema_tests_follow_refs_and_combinators_without_looping():
     assert is_secret_schema({"$ref": "#/$defs/p"}, {"$defs": {"p": {"writeOnly": True}}})
     assert not holds_secret({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}})
     assert not is_secret_schema({"writeOnly": False}) and not is_secret_schema(None)
+
+
+@pytest.mark.xfail(strict=True, reason="needs interrupt_chat/agui/session.py (not this file's owner's): "
+                   "_show_decisions must mask editedArgs' secrets before they become the call's arguments")
+def test_approved_edited_args_holding_a_secret_never_reach_the_transcript():
+    """An approval whose ``editedArgs`` hold a secret: the call's shown (and stored) arguments are masked."""
+    from interrupt_chat.agui.events import parse_event
+    from interrupt_chat.agui.session import AgentSession
+
+    schema = {"type": "object", "properties": {"approved": {"type": "boolean"}, "editedArgs": {
+        "type": "object", "properties": {"token": {"type": "string", "format": "password"}}}}}
+    session = AgentSession("http://127.0.0.1:9", thread_id="t1")
+    for event in [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+                  {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "deploy"},
+                  {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"token": ""}'},
+                  {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+                  {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1", "outcome": {"type": "interrupt",
+                   "interrupts": [{"id": "i1", "reason": "tool_call", "toolCallId": "c1", "responseSchema": schema}]}}]:
+        session.transcript.apply(parse_event(event))
+        session.tracker.observe(event)
+    session.tracker.finalize()
+    decision = session.tracker.resolve({"approved": True, "editedArgs": {"token": SECRET}}, "i1")
+    session._show_decisions(decision)
+    shown = json.dumps([m.model_dump(mode="json") for m in session.transcript.to_messages()])
+    assert SECRET not in shown and MASKED in shown
