@@ -38,6 +38,7 @@ ITEMS = 50
 OWNER = "bench-owner"
 AGENT_CODE = """
 import sys, uvicorn
+from interrupt_chat import identity
 from interrupt_chat.demo_agent import create_app
 uvicorn.run(create_app(delay=0.0), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
@@ -56,7 +57,7 @@ def _tab(chat_cls):
     token = f"bench-{time.monotonic_ns()}"
     root.rx_router_session = SessionData(client_token=token, client_ip="", session_id=token)
     chat = root.get_substate(chat_cls.get_full_name().split("."))
-    chat.owner_cookie = OWNER
+    identity.bind(token, OWNER)  # the tab's socket: its browser's identity
     return chat
 
 

@@ -49,7 +49,7 @@ async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: 
     chat_cls = config._chat()
     async with config:
         chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
-        if not config.active:  # S16: a configuration that did not take the set does nothing
+        if not config.active or chat.signed_out:  # S16: a configuration that did not take the set does nothing
             return
         thread_id = chat.thread_id
         outcome, moved = await record(chat, thread_id, _expects(chat._sessions.get(thread_id), run_id), verb,

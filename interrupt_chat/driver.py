@@ -131,6 +131,10 @@ def keep(chat: ChatState, session: AgentSession) -> None:
 def list_threads(chat: ChatState) -> None:
     """The thread list's rows: the database's (or search's) list with this state's threads laid over it."""
     raw = behind(chat)
+    if raw.signed_out:  # nobody: nothing of anyone is listed
+        _assign(chat, "threads", [])
+        _assign(chat, "inbox_count", 0)
+        return
     _assign(chat, "threads", thread_rows(raw._sessions, raw.thread_id, raw._summaries, raw._titles,
                                          raw.thread_query))
     if not raw.thread_query:  # a search lists only some threads: the count stays the last whole one
@@ -146,7 +150,8 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     """
     chat = await routing.chat_of(state, chat_cls)
     expiry.ensure_running()  # Chat(on_expiry="cancel"): this worker may sweep
-    if chat.loaded and chat._owner_key and await persistence.owner_of(chat) != chat._owner_key:  # another user now
+    owner = await persistence.owner_of(chat)
+    if chat.loaded and owner != chat._owner_key:  # another person now (a log-in, a log-out): nothing of theirs stays
         chat.loaded = False
     if not chat.loaded:
         await persistence.restore(chat)
@@ -156,6 +161,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
         # starting: another worker's run (orphans.py)
         await publish(chat, session, full=True, starting=chat.status == "running", shown=True)
         await routing.route(state, chat_cls, session)
+    _assign(chat, "signed_out", not owner)
     return chat
 
 

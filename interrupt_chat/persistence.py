@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import reflex as rx
 from reflex.utils.format import to_snake_case
 
-from . import notifier, runs, sync
+from . import identity, notifier, runs, sync
 from .agui import AgentSession, Pending, is_expired
 from .agui.sanitize import short_text
 from .proxy_reads import tab_token
@@ -147,9 +147,19 @@ FORCED_OWNER = runs.FORCED_OWNER  # the owner key a server-side answer acts for 
 
 
 async def owner_of(chat: ChatState) -> str:
-    """The owner key of a chat: its owner (``chat(owner=...)``, else the browser's id) and the chat's name."""
+    """The owner key of a chat: its owner (``chat(owner=...)``, else the browser's identity) and the chat's name.
+
+    "" when the tab has nobody: the app's function gave None (logged out), or the tab's socket has
+    no identity (another origin). A task on a tab whose socket this process does not know (it
+    closed, or lives on another worker) keeps the owner the state already served (:mod:`.identity`).
+    """
     if FORCED_OWNER.get():
         return FORCED_OWNER.get()
+    person = identity.person_of(chat)
+    if person is None:
+        return chat._owner_key
+    if person == "":
+        return ""  # a socket from another origin: nobody, whatever the app's login says
     fn = chat.__class__.owner_fn  # (type() of a StateProxy is the proxy)
     owner = fn(chat) if fn is not None else chat.owner()
     if inspect.isawaitable(owner):
@@ -157,12 +167,30 @@ async def owner_of(chat: ChatState) -> str:
     if not owner:
         return ""
     key = f"{owner}|{chat.get_full_name()}"
+    legacy = identity.legacy_of(chat) if fn is None else ""
+    if legacy and (old := f"{legacy}|{chat.get_full_name()}") not in _adopted:
+        await _adopt(old, key)
     if chat.__class__.legacy_names and key not in _moved:
         await _move_legacy(chat, str(owner), key)
     return key
 
 
+async def _adopt(old: str, key: str) -> None:
+    """A browser that still had the readable id of earlier versions: its threads move to its new identity."""
+    db = database()
+    if db is None:
+        return
+    try:
+        moved = await db_call(move_owner, db, old, key)
+    except ThreadDBError:  # tried again on the socket's next load
+        return
+    _adopted.add(old)
+    if moved:
+        log.info("identity: %d thread(s) moved from a browser's old readable id to its new identity", moved)
+
+
 _moved: set[str] = set()  # owner keys whose threads under the chat's legacy names were moved (this process)
+_adopted: set[str] = set()  # pre-identity owner keys whose threads moved to a browser's identity (this process)
 
 
 async def _move_legacy(chat: ChatState, owner: str, key: str) -> None:
@@ -219,9 +247,13 @@ def run_key(chat: ChatState, thread_id: str) -> runs.Key:
 
 
 def forget(chat: ChatState) -> None:
-    """Drop every thread this state holds (inside the lock): its owner changed, nothing of theirs may stay."""
+    """Drop everything this state holds (inside the lock): its owner changed, nothing of theirs may stay.
+
+    Every var of the chat and of its substates goes back to its default: threads, the composer's
+    attachments, rules, the inbox and its selection, feedback, open edits.
+    """
+    chat.reset()
     chat._sessions, chat._titles, chat._summaries, chat._frozen = {}, {}, [], {}
-    chat.thread_id, chat.thread_query, chat.decisions, chat.inbox, chat.inbox_tools = "", "", [], [], []
 
 
 async def restore(chat: ChatState) -> None:
@@ -235,7 +267,7 @@ async def restore(chat: ChatState) -> None:
     owner = await owner_of(chat)
     if chat._owner_key and owner != chat._owner_key:
         forget(chat)
-    chat._owner_key = owner
+    chat._owner_key, chat.signed_out = owner, not owner
     db = database()
     if db is None or not owner:
         return

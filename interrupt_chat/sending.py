@@ -35,6 +35,8 @@ async def send(chat: ChatState, text: str) -> None:
         return
     async with chat:
         await driver.ready(chat, chat.__class__)
+        if chat.signed_out:  # nobody (logged out, another origin): nothing goes to the agent
+            return
         for _ in range(CLAIM_ATTEMPTS):  # the thread is claimed before anything leaves (docs/decisions/0016)
             fresh = await refreshed(chat)
             if fresh is None:

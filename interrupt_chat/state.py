@@ -9,13 +9,25 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from http.cookies import SimpleCookie
 from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import answers, attaching, branching, driver, live, orphans, paging, persistence, routing, rule_answers, sending
-from .agui import AgentClient, AgentSession, new_id
+from . import (
+    answers,
+    attaching,
+    branching,
+    driver,
+    identity,
+    live,
+    orphans,
+    paging,
+    persistence,
+    routing,
+    rule_answers,
+    sending,
+)
+from .agui import AgentClient, AgentSession
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .feedback import FeedbackHandlers
@@ -29,7 +41,8 @@ from .tools import FrontendToolState, ToolHandlers, attach
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
-OWNER_COOKIE = "interrupt_chat_owner"
+
+identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -113,7 +126,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
     notice: str = ""
     loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
     decisions: list[dict[str, str]] = []  # the shown thread's audit trail
-    owner_cookie: str = rx.Cookie("", name=OWNER_COOKIE, max_age=400 * 24 * 3600)  # browsers' max
+    signed_out: bool = False  # the tab has nobody (logged out, another origin): chat-signin, nothing works
 
     _sessions: dict[str, AgentSession] = {}
     _owner_key: str = ""  # the database key, resolved when the threads are restored
@@ -212,14 +225,12 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
         await routing.tick_expiry(self, self.__class__)
 
     def owner(self) -> str:
-        """Whose threads these are: ``chat(owner=...)``'s answer, else this browser's own id (a cookie).
+        """Whose threads these are without ``chat(owner=...)``: this browser's identity, from the tab's socket.
 
+        "" while the socket has none (:mod:`interrupt_chat.identity`); never a new one made up here.
         Called inside the state lock, by :func:`interrupt_chat.persistence.owner_of`.
         """
-        if not self.owner_cookie:  # a state the browser has not hydrated yet: its cookie header knows
-            known = SimpleCookie(self.router.headers.cookie or "").get(OWNER_COOKIE)
-            self.owner_cookie = known.value if known is not None and known.value else new_id("owner")
-        return self.owner_cookie
+        return identity.person_of(self) or ""
 
     async def agent_headers(self) -> dict[str, str]:
         """The next run's headers: ``chat(headers=...)``, a mapping or ``fn(chat_state)`` (sync or async).

@@ -126,8 +126,10 @@ def chat(agent_url: str | None = None, interrupts: Sequence[tuple[type[Interrupt
             from the app's auth state). Kept in process memory only: never in a var, a pickle, the
             thread database or a log.
         owner: whose threads these are: ``owner(chat_state) -> str`` (sync or async, called on the
-            server), e.g. the user id from the app's auth state. Default: this browser's own id, kept
-            in a cookie (every tab and restart of one browser profile shares the threads).
+            server), e.g. the user id from the app's auth state; ``None`` when nobody is signed in (the
+            chat then shows ``chat-signin`` and sends, answers and lists nothing). Default: this
+            browser's anonymous identity, an HttpOnly cookie the backend issues (every tab and
+            restart of one browser profile shares the threads; page scripts cannot read it).
         header: optional component above the messages (e.g. suggestion chips).
         footer: optional component under the composer.
         tools: ``FrontendToolState`` subclasses: frontend tools offered to the agent on every run;
@@ -169,6 +171,9 @@ def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptS
                                               high_contrast=True, class_name="ic-error",
                                               custom_attrs={"data-testid": "chat-error", "role": "alert"})),
         _stale(state),
+        rx.cond(state.signed_out, rx.callout("Sign in to use this chat.", icon="log_in", color_scheme="gray",
+                                             size="1", high_contrast=True,
+                                             custom_attrs={"data-testid": "chat-signin", "role": "status"})),
         _slot(state, interrupts),
         tool_slot(state),
         composer(state),

@@ -16,21 +16,22 @@ COMPOSER_ID = "ic-composer"
 def composer(state: type[ChatState]) -> rx.Component:
     """The message box with Send and Stop, and the hint shown while the agent waits for an answer."""
     running = state.status == "running"
+    blocked = state.locked | state.signed_out  # S21, or nobody to send as (chat-signin)
     return drop_zone(state, rx.form(
         rx.el.textarea(
             name="text",
             rows=2,
             id=COMPOSER_ID,
             placeholder=rx.cond(state.locked, "Answer or cancel the agent's request above first.",
-                                "Message the agent…"),
-            disabled=state.locked,
+                                rx.cond(state.signed_out, "Sign in to use this chat.", "Message the agent…")),
+            disabled=blocked,
             class_name="ic-composer-input",
             custom_attrs={"data-testid": "chat-input", "aria-label": "Message the agent",
-                          "aria-disabled": rx.cond(state.locked, "true", "false")},
+                          "aria-disabled": rx.cond(blocked, "true", "false")},
         ),
         rx.vstack(
             rx.hstack(attach_button(), rx.button(rx.icon("send", size=14), "Send", type="submit",
-                      disabled=state.locked | running, custom_attrs={"data-testid": "chat-send"}), spacing="1"),
+                      disabled=blocked | running, custom_attrs={"data-testid": "chat-send"}), spacing="1"),
             rx.button(rx.icon("square", size=14), "Stop", type="button", color_scheme="gray",
                       variant="soft", high_contrast=True, on_click=state.stop, disabled=~running,
                       custom_attrs={"data-testid": "chat-stop"}),

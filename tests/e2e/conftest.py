@@ -127,9 +127,34 @@ def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: st
     else:
         os.environ.pop("INTERRUPT_CHAT_DOJO_URL", None)
     os.environ["INTERRUPT_CHAT_DB_URL"] = thread_db_url
-    harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else AppHarness
+    harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else _same_site(AppHarness)
     with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:
         yield harness
+
+
+class _NamedSocket:
+    """A listening socket whose name says ``localhost`` (what the harness writes into ``api_url``)."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
+
+    def getsockname(self) -> tuple[str, int]:
+        return "localhost", self._sock.getsockname()[1]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+def _same_site(harness_cls: Any) -> Any:
+    """The dev harness serves the page on ``localhost`` and names the backend ``127.0.0.1``: two sites, so
+    the browser would neither keep nor send the backend's SameSite identity cookie. ``reflex run``
+    names both ``localhost``; so does this harness."""
+
+    class SameSite(harness_cls):
+        def _poll_for_servers(self, timeout: Any = None) -> Any:
+            return _NamedSocket(super()._poll_for_servers(timeout))
+
+    return SameSite
 
 
 @pytest.fixture

@@ -76,3 +76,32 @@ def _no_live_sync_app(monkeypatch):
         yield None
 
     monkeypatch.setattr(sync, "modify", nowhere)
+
+
+@pytest.fixture(autouse=True)
+def _a_browser_per_state_tree(monkeypatch):
+    """Unit tests drive states without sockets: a state tree whose session id no socket bound
+    (``identity.bind``) is a browser of its own, with a person made for it (what a handshake gives)."""
+    import weakref
+
+    from interrupt_chat import identity
+    from interrupt_chat.agui import new_id
+
+    real = identity.person_of
+    people: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def person_of(state):
+        found = real(state)
+        if found is not None:
+            return found
+        root = state._get_root_state()
+        root = getattr(root, "__wrapped__", root)
+        if root not in people:
+            people[root] = new_id("person")
+        return people[root]
+
+    monkeypatch.setattr(identity, "person_of", person_of)
+    yield
+    identity._by_sid.clear()
+    identity._legacy_by_sid.clear()
+

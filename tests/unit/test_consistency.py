@@ -23,7 +23,7 @@ from reflex.istate.data import SessionData
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from interrupt_chat import routing, runs
+from interrupt_chat import identity, routing, runs
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.registry import new_chat_state
@@ -95,7 +95,7 @@ class Tab:
         self.root = rx.State()
         self.root.rx_router_session = SessionData(client_token=self.token, client_ip="", session_id=self.token)
         self.chat: ChatState = self.root.get_substate(self.cls.get_full_name().split("."))
-        self.chat.owner_cookie = self.owner
+        identity.bind(self.token, self.owner)  # the tab's socket: its browser's identity
 
     async def load(self) -> Tab:
         await self.cls.on_load_chat.fn(self.chat)
@@ -328,7 +328,7 @@ async def test_finding06_a_thread_deleted_while_it_runs_stays_deleted(chats, age
     assert all(s.thread_id != thread_id for s in database.threads(owner))
     assert database.head(owner, thread_id).deleted
     with pytest.raises(ThreadDeleted):
-        database.save(owner, AgentSession("http://127.0.0.1:9/", thread_id=thread_id))
+        database.overwrite(owner, AgentSession("http://127.0.0.1:9/", thread_id=thread_id))
 
 
 # -- 7. runs keyed per tab -----------------------------------------------------------------------------------

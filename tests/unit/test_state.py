@@ -28,6 +28,7 @@ import reflex as rx
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
+from interrupt_chat import identity
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.live import live_of
 from interrupt_chat.registry import new_chat_state
@@ -784,7 +785,7 @@ async def test_s25_pending_set_survives_a_backend_restart(chats, agents, monkeyp
 
     after = harness(chats, agents, "plain")  # a fresh state tree: what a restarted backend has
     after.root.rx_router_session = SessionData(client_token="tab-restart", client_ip="", session_id="s2")
-    after.chat.owner_cookie = before.chat.owner_cookie  # the same browser: its cookie comes with the hydration
+    identity.bind("s2", identity.person_of(before.chat))  # the same browser: its socket's handshake says so
     await after.cls.on_load_chat.fn(after.chat)
     assert after.chat.thread_id == thread and after.chat.locked and after.chat.status == "interrupted"
     restored = await after.config()
@@ -821,7 +822,7 @@ async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_st
 async def test_no_agent_configured_shows_a_configuration_error_not_a_connection_error(agents, monkeypatch):
     """An embedding app with no agent_url, no INTERRUPT_CHAT_AGENT_URL and no registered default
     (no demo agent mounted) gets a clear configuration error in the chat, and nothing is sent."""
-    from interrupt_chat import endpoint
+    from interrupt_chat import identity, endpoint
 
     monkeypatch.delenv(endpoint.AGENT_URL_ENV, raising=False)
     monkeypatch.setattr(endpoint, "_registered", None)
@@ -862,7 +863,7 @@ async def test_s25_a_thread_answered_in_another_tab_is_shown_as_it_stands_after_
     [interrupt_id] = first.ids()
     second = harness(chats, agents, "plain")
     second.root.rx_router_session = SessionData(client_token="tab-two", client_ip="", session_id="s2")
-    second.chat.owner_cookie = first.chat.owner_cookie  # the same browser
+    identity.bind("s2", identity.person_of(first.chat))  # the same browser
     await second.cls.on_load_chat.fn(second.chat)
     assert second.chat.thread_id == first.chat.thread_id and second.ids() == [interrupt_id]
     await second.cls.default_config.resolve.fn(await second.config(), {"approved": True}, interrupt_id)

@@ -1,0 +1,254 @@
+"""Identity (issue 38 §1, contracts §6.1): a browser identity nobody can borrow.
+
+The handshake (cookie, Origin, what Reflex may see) is checked through :func:`identity.admit` as the ASGI
+server calls it; the tab's identity through chat states whose session ids are bound like sockets, against
+the demo agent on loopback (which records what it received).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import reflex as rx
+from reflex.istate.data import SessionData
+
+import interrupt_chat as ic
+from interrupt_chat import identity, persistence
+from interrupt_chat.demo_agent import DemoStore, create_app
+from tests.unit.agents import serve_in_thread
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+
+pytestmark = pytest.mark.loopback
+
+APP = "http://localhost:3000"
+SECRET = b"k" * 32
+
+
+@pytest.fixture(autouse=True)
+def _a_browser_per_state_tree():
+    """Here every state's identity comes from its bound socket, as in the app (no made-up browsers)."""
+    yield
+    identity._by_sid.clear()
+    identity._legacy_by_sid.clear()
+
+
+@pytest.fixture(autouse=True)
+def _app_origins(monkeypatch):
+    config = rx.config.get_config()
+    monkeypatch.setattr(config, "deploy_url", APP)
+    monkeypatch.setattr(config, "api_url", "http://localhost:8000")
+    monkeypatch.setattr(identity, "_secret_value", SECRET)
+    monkeypatch.delenv(identity.ALLOWED_ORIGINS_ENV, raising=False)
+
+
+def handshake(origin: str | None = APP, cookie: str | None = None, scheme: str = "ws") -> dict[str, Any]:
+    headers = [(b"host", b"localhost:8000")]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
+    if cookie is not None:
+        headers.append((b"cookie", cookie.encode()))
+    return {"type": "websocket", "scheme": scheme, "path": "/_event/", "headers": headers}
+
+
+async def admitted(scope: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+    """The scope the server passes on, and the Set-Cookie headers of its accept."""
+    sent: list[dict[str, Any]] = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope, wrapped = await identity.admit(scope, send)
+    await wrapped({"type": "websocket.accept", "headers": []})
+    return scope, [v for k, v in sent[0]["headers"] if k == b"set-cookie"]
+
+
+def cookie_value(header: bytes) -> str:
+    return header.decode().split(";")[0].split("=", 1)[1]
+
+
+async def test_a_new_browser_gets_a_random_httponly_samesite_identity_of_128_bits():
+    scope, cookies = await admitted(handshake())
+    [header] = cookies
+    attrs = [a.strip() for a in header.decode().split(";")]
+    assert attrs[0].startswith(f"{identity.COOKIE}=") and "HttpOnly" in attrs and "SameSite=Lax" in attrs
+    assert "Secure" not in attrs and "Path=/" in attrs
+    person = scope[identity._SCOPE_KEY]
+    assert identity.verify(SECRET, cookie_value(header)) == (person, pytest.approx(time.time(), abs=5))
+    assert len(person) == 22  # 16 random bytes, base64url
+    other, _ = await admitted(handshake())
+    assert other[identity._SCOPE_KEY] != person
+    foreign, none = await admitted(handshake(origin="https://app.example", scheme="wss"))
+    assert foreign[identity._SCOPE_KEY] == "" and none == []  # not the app's origin
+    _, [https] = await admitted({**handshake(), "scheme": "wss"})
+    assert "Secure" in https.decode()
+
+
+async def test_the_identity_cookie_never_reaches_reflex_and_other_cookies_do():
+    value = identity.issue(SECRET)
+    scope, cookies = await admitted(handshake(cookie=f"theme=dark; {identity.COOKIE}={value}; other=1"))
+    assert scope[identity._SCOPE_KEY] == identity.verify(SECRET, value)[0] and cookies == []  # fresh: kept
+    assert dict(scope["headers"])[b"cookie"] == b"theme=dark; other=1"
+    assert value.encode() not in b"".join(v for _, v in scope["headers"])
+    scope, _ = await admitted(handshake(cookie=f"{identity.COOKIE}={value}"))
+    assert b"cookie" not in dict(scope["headers"])  # nothing else: no header at all
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:3001", "http://evil.example", "null", "", None,
+                                    "http://localhost:3000.evil.example"])
+async def test_a_socket_from_another_origin_gets_no_identity_even_with_the_cookie(origin):
+    value = identity.issue(SECRET)
+    scope, cookies = await admitted(handshake(origin=origin, cookie=f"{identity.COOKIE}={value}"))
+    assert scope[identity._SCOPE_KEY] == "" and cookies == []
+    assert value.encode() not in b"".join(v for _, v in scope["headers"])
+
+
+async def test_the_app_s_own_origins_are_its_deploy_url_its_backend_and_the_listed_ones(monkeypatch):
+    for origin in (APP, "http://localhost:8000", "HTTP://LOCALHOST:3000"):
+        scope, _ = await admitted(handshake(origin=origin))
+        assert scope[identity._SCOPE_KEY], origin
+    monkeypatch.setenv(identity.ALLOWED_ORIGINS_ENV, "https://chat.example.com, http://127.0.0.1:3000")
+    scope, _ = await admitted(handshake(origin="https://chat.example.com"))
+    assert scope[identity._SCOPE_KEY]
+
+
+async def test_a_forged_an_old_or_a_foreign_cookie_is_replaced_and_a_day_old_one_reissued():
+    now = time.time()
+    person = "A" * 22
+    forged = identity.issue(b"x" * 32, person)
+    old = identity.issue(SECRET, person, now=now - identity.MAX_AGE - 60)
+    for value in (forged, old, "v1.short.1.mac", "garbage"):
+        scope, [fresh] = await admitted(handshake(cookie=f"{identity.COOKIE}={value}"))
+        assert scope[identity._SCOPE_KEY] != person and cookie_value(fresh) != value
+    day_old = identity.issue(SECRET, person, now=now - identity.REISSUE_AFTER - 60)
+    scope, [rotated] = await admitted(handshake(cookie=f"{identity.COOKIE}={day_old}"))
+    assert scope[identity._SCOPE_KEY] == person and cookie_value(rotated) != day_old
+    assert identity.verify(SECRET, cookie_value(rotated))[0] == person
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.0)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+class Who:
+    """Who ``owner=`` says the tab is: an app's login, changed by the test."""
+
+    name: str | None = "alice"
+
+
+@pytest.fixture(scope="module")
+def chats(agent) -> dict[str, ic.Chat]:
+    return {"anon": ic.Chat(agent[0], name="identity-anon"),
+            "login": ic.Chat(agent[0], name="identity-login", owner=lambda chat: Who.name)}
+
+
+class Socket:
+    """One tab on one socket: a state tree whose session id is bound like a handshake binds it."""
+
+    count = 0
+
+    def __init__(self, chat_cls: type, person: str | None, store: DemoStore) -> None:
+        Socket.count += 1
+        self.cls, self.store, self.sid = chat_cls, store, f"sid-{Socket.count}"
+        self.root = rx.State()
+        self.root.rx_router_session = SessionData(client_token=f"tok-{Socket.count}", client_ip="", session_id=self.sid)
+        self.chat: Any = self.root.get_substate(chat_cls.get_full_name().split("."))
+        if person is not None:
+            identity.bind(self.sid, person)
+
+    async def load(self) -> Socket:
+        await self.cls.on_load_chat.fn(self.chat)
+        return self
+
+    async def send(self, text: str) -> None:
+        await self.cls.send.fn(self.chat, {"text": text})
+
+    def sent(self) -> list[str]:
+        return [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+                for r in self.store.records() for m in r["messages"] if m["role"] == "user"]
+
+
+async def test_a_socket_without_identity_sends_lists_and_answers_nothing(chats, agent):
+    alice = await Socket(chats["anon"].state, "alice-browser", agent[1]).load()
+    await alice.send("approval")
+    [interrupt_id] = alice.chat._session().tracker.pending.ids
+    thread = alice.chat.thread_id
+    stranger = await Socket(chats["anon"].state, "", agent[1]).load()  # another origin: bound, no identity
+    assert stranger.chat.signed_out and stranger.chat.threads == [] and stranger.chat.thread_id != thread
+    before = len(agent[1].records())
+    await stranger.send("from another origin")
+    await stranger.cls.switch_thread.fn(stranger.chat, thread)
+    assert stranger.chat.thread_id != thread
+    config = await stranger.chat.get_state(stranger.cls.default_config)
+    await stranger.cls.default_config.resolve.fn(config, {"approved": True}, interrupt_id)
+    assert len(agent[1].records()) == before and "from another origin" not in stranger.sent()
+
+
+async def test_a_tab_whose_socket_is_unknown_keeps_its_owner_and_is_never_given_a_new_one(chats, agent):
+    """The finding01 flake: a state without headers came up under a newly minted owner and lost its threads."""
+    tab = await Socket(chats["anon"].state, "bob-browser", agent[1]).load()
+    await tab.send("hello")
+    key, thread = tab.chat._owner_key, tab.chat.thread_id
+    identity.unbind(tab.sid)  # the socket closed (or lives on another worker): this process does not know it
+    assert identity.person_of(tab.chat) is None
+    assert await persistence.owner_of(tab.chat) == key
+    fresh = Socket(chats["anon"].state, None, agent[1])  # a restarted backend's fresh state, socket not bound
+    fresh.sid = tab.sid
+    fresh.root.rx_router_session = SessionData(client_token="t", client_ip="", session_id=tab.sid)
+    assert await persistence.owner_of(fresh.chat) == ""  # unknown and never served: nobody, nothing minted
+    identity.bind(tab.sid, "bob-browser")  # its socket connects again: the same browser
+    await fresh.load()
+    assert fresh.chat._owner_key == key and fresh.chat.thread_id == thread
+
+
+async def test_logged_out_sends_nothing_lists_nothing_and_shows_signin(chats, agent):
+    Who.name = "alice"
+    tab = await Socket(chats["login"].state, "browser-1", agent[1]).load()
+    await tab.send("hello as alice")
+    assert tab.chat.threads and not tab.chat.signed_out
+    Who.name = None
+    before = len(agent[1].records())
+    await tab.send("hello while logged out")
+    assert len(agent[1].records()) == before
+    assert tab.chat.signed_out and tab.chat.threads == []
+    assert "hello as alice" not in str([s.transcript.messages for s in tab.chat._sessions.values()])
+    Who.name = "alice"
+
+
+async def test_a_person_switch_leaves_nothing_of_the_previous_person(chats, agent):
+    Who.name = "alice"
+    tab = await Socket(chats["login"].state, "browser-2", agent[1]).load()
+    await tab.send("alice's secret plan")
+    await tab.cls.attach_files.fn(tab.chat, [rx.UploadFile(file=io.BytesIO(b"alice's notes"), path=Path("a.txt"))])
+    assert [a.name for a in tab.chat.attachments] == ["a.txt"]
+    tab.chat.inbox_selected = ["x"]
+    tab.chat.policies = [{"tool": "t"}]
+    Who.name = "bob"
+    await tab.send("bob's message")
+    [last] = [r for r in agent[1].records() if any(m.get("content") == "bob's message" or (
+        isinstance(m.get("content"), list) and m["content"][0].get("text") == "bob's message")
+        for m in r["messages"])]
+    texts = str(last["messages"])
+    assert "alice's secret plan" not in texts and "a.txt" not in texts and "alice's notes" not in texts
+    assert tab.chat.attachments == [] and tab.chat.inbox_selected == [] and tab.chat.policies == []
+    assert all("alice" not in str(t) for t in tab.chat.threads)
+    Who.name = "alice"
+
+
+async def test_a_browser_with_the_readable_id_of_earlier_versions_keeps_its_threads(chats, agent, database):
+    old = await Socket(chats["anon"].state, "owner-legacy1", agent[1]).load()  # what the old cookie named
+    await old.send("from before the upgrade")
+    thread = old.chat.thread_id
+    tab = Socket(chats["anon"].state, None, agent[1])
+    identity.bind(tab.sid, "new-person", legacy="owner-legacy1")
+    await tab.load()
+    assert tab.chat.thread_id == thread and tab.chat._owner_key.startswith("new-person|")
+    again = await Socket(chats["anon"].state, "owner-legacy1", agent[1]).load()  # the old id is worth nothing now
+    assert thread not in [t["id"] for t in again.chat.threads]
