@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 from referencing.exceptions import Unresolvable
 
-from .agui.interrupts import holds_secret, is_secret_schema, secret_parts
+from .agui.interrupts import SecretMap, holds_secret, is_secret_schema, secret_parts
 from .agui.sanitize import MAX_DEPTH, short_text, too_deep
 
 __all__ = ["MAX_ANSWER_CHARS", "WHOLE_ANSWER", "FormError", "approval_kind", "check_answer", "edited_approval",
@@ -75,7 +75,7 @@ def whole_answer(schema: Any) -> bool:
     return isinstance(schema, dict) and not _properties(schema) and holds_secret(schema)
 
 
-def _field_type(prop: dict[str, Any], root: Any = None) -> str:
+def _field_type(prop: dict[str, Any], secrets: SecretMap) -> str:
     if isinstance(prop.get("enum"), list) and prop["enum"]:
         return "enum"
     kind = prop.get("type")
@@ -83,9 +83,9 @@ def _field_type(prop: dict[str, Any], root: Any = None) -> str:
         kind = next((k for k in kind if k != "null"), None)
     if kind == "boolean":
         return kind
-    if kind in ("string", None) and is_secret(prop, root):  # S22: masked, typed or not
+    if kind in ("string", None) and is_secret(prop, secrets.root):  # S22: masked, typed or not
         return "secret"
-    if holds_secret(prop, root):  # S23: a secret inside (or a secret number): masked, read as JSON
+    if secrets.holds(prop):  # S23: a secret inside (or a secret number): masked, read as JSON
         return _SECRET_JSON
     if kind == "string":
         return "string"
@@ -109,8 +109,9 @@ def fields_of(schema: Any) -> list[dict[str, Any]]:
     listed = schema.get("required") if isinstance(schema, dict) else None
     required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
     fields = []
+    secrets = SecretMap(schema)
     for name, prop in _fields(schema):
-        kind = _field_type(prop, schema)
+        kind = _field_type(prop, secrets)
         default = prop.get("default")
         described = str(prop.get("description") or "")
         fields.append({
@@ -174,8 +175,9 @@ def payload_from_form(schema: Any, form: dict[str, Any]) -> Any:
     """
     payload: dict[str, Any] = {}
     errors: dict[str, str] = {}
+    secrets = SecretMap(schema)
     for name, prop in _fields(schema):
-        kind = _field_type(prop, schema)
+        kind = _field_type(prop, secrets)
         try:
             value = _coerce(kind, prop, form.get(name), name in form)
         except ValueError as exc:

@@ -27,9 +27,9 @@ from ag_ui.core import (
 
 from .events import MalformedEvent, parse_event
 from .sanitize import parse_json, scrub
-from .secret_schema import holds_secret, is_secret_schema, secret_in, secret_parts
+from .secret_schema import SecretMap, holds_secret, is_secret_schema, secret_in, secret_parts
 
-__all__ = ["Decision", "InterruptTracker", "Pending", "holds_secret", "interrupt_dict", "is_expired",
+__all__ = ["Decision", "InterruptTracker", "Pending", "SecretMap", "holds_secret", "interrupt_dict", "is_expired",
            "is_secret_schema", "parse_expiry", "secret_in", "secret_parts"]
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["holds_secret", "is_secret_schema", "secret_in", "secret_parts"]
+__all__ = ["SecretMap", "holds_secret", "is_secret_schema", "secret_in", "secret_parts"]
 
 _SCAN_LIMIT = 10_000  # schema nodes looked at; a bigger schema is taken to hold a secret
 _MAX_DEPTH = 100  # payload levels (check_answer's bound); anything deeper under a secret-holding schema is hidden
@@ -30,20 +30,52 @@ def holds_secret(schema: Any, root: Any = None) -> bool:
     """Whether a secret is anywhere in ``schema``: itself, any part, any local ``$ref`` it names (S23).
 
     Any part counts, also one under ``$defs``, ``not`` or ``default``: when in doubt, a secret.
+    ``root`` (default ``schema``) resolves the refs; see :class:`SecretMap` for many questions.
     """
-    root = schema if root is None else root
-    stack, seen = [schema], set()
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict | list) and id(node) not in seen:
-            seen.add(id(node))
-            if len(seen) > _SCAN_LIMIT or _is_secret(node):
-                return True
-            if isinstance(node, dict):
-                stack.extend([*node.values(), _local_ref(root, node.get("$ref"))])
-            else:
-                stack.extend(node)
-    return False
+    return SecretMap(schema if root is None else root).holds(schema)
+
+
+class SecretMap:
+    """Which parts of one schema hold a secret (:func:`holds_secret`), from one pass over it.
+
+    An agent's schema may be big: a form asks this of every field, a walk of every value. The parts
+    are kept while the map lives, so their ids stay theirs. A schema of more than ``_SCAN_LIMIT``
+    parts is taken to hold a secret everywhere.
+    """
+
+    def __init__(self, root: Any) -> None:
+        """Find every part of ``root`` that is or reaches a secret (through its parts and local refs)."""
+        self.root = root
+        self._parts: dict[int, Any] = {}
+        parents: dict[int, list[int]] = {}
+        secrets: list[int] = []
+        stack = [root]
+        while stack and len(self._parts) <= _SCAN_LIMIT:
+            node = stack.pop()
+            if not isinstance(node, dict | list) or id(node) in self._parts:
+                continue
+            self._parts[id(node)] = node
+            if _is_secret(node):
+                secrets.append(id(node))
+            for part in ([*node.values(), _local_ref(root, node.get("$ref"))] if isinstance(node, dict) else node):
+                if isinstance(part, dict | list):
+                    parents.setdefault(id(part), []).append(id(node))
+                    stack.append(part)
+        self.everything = len(self._parts) > _SCAN_LIMIT
+        self._holding = set(secrets)
+        while secrets:  # every part a secret is reached from
+            for parent in parents.get(secrets.pop(), ()):
+                if parent not in self._holding:
+                    self._holding.add(parent)
+                    secrets.append(parent)
+
+    def holds(self, schema: Any) -> bool:
+        """Whether a secret is anywhere in ``schema`` (a part of the root, or any other schema)."""
+        if self.everything:
+            return True
+        if id(schema) in self._parts:
+            return id(schema) in self._holding
+        return isinstance(schema, dict | list) and SecretMap(schema).holds(schema)  # not from this root
 
 
 def _is_secret(node: Any) -> bool:
@@ -71,7 +103,7 @@ def _nothing(_part: Any) -> None:
 
 
 def _walk(payload: Any, schemas: list[Any], walk: _Walk, depth: int) -> tuple[Any, bool]:
-    applying = _applying(schemas, walk.root)
+    applying = walk.applying(schemas)
     if payload is None or not any(walk.holds(s) for s in applying):
         return payload, False
     if depth < _MAX_DEPTH and not any(_is_secret(s) for s in applying):
@@ -85,16 +117,20 @@ def _walk(payload: Any, schemas: list[Any], walk: _Walk, depth: int) -> tuple[An
 
 
 class _Walk:
-    """One walk's root schema, its ``hide`` and what it learnt of each schema (an agent's schema may be big)."""
+    """One walk: its :class:`SecretMap`, its ``hide``, and the schemas applying to a value, by the schemas it got."""
 
     def __init__(self, root: Any, hide: Callable[[Any], Any]) -> None:
-        self.root, self.hide = root, hide
-        self._holds: dict[int, bool] = {}
+        self.secrets, self.root, self.hide = SecretMap(root), root, hide
+        self._applying: dict[tuple[int, ...], list[dict[str, Any]]] = {}
 
     def holds(self, schema: dict[str, Any]) -> bool:
-        if id(schema) not in self._holds:
-            self._holds[id(schema)] = holds_secret(schema, self.root)
-        return self._holds[id(schema)]
+        return self.secrets.holds(schema)
+
+    def applying(self, schemas: list[Any]) -> list[dict[str, Any]]:
+        key = tuple(map(id, schemas))  # the items of an array all get the same schemas
+        if key not in self._applying:
+            self._applying[key] = _applying(schemas, self.root)
+        return self._applying[key]
 
 
 def _applying(schemas: list[Any], root: Any) -> list[dict[str, Any]]:

@@ -205,3 +205,17 @@ def test_approved_edited_args_holding_a_secret_never_reach_the_transcript():
     session._show_decisions(decision)
     shown = json.dumps([m.model_dump(mode="json") for m in session.transcript.to_messages()])
     assert SECRET not in shown and MASKED in shown
+
+
+def test_a_big_agent_schema_costs_one_pass_not_one_per_field():
+    """Every field asks "does a secret hide in here?": one map of the schema answers them all."""
+    import time
+
+    props: dict[str, Any] = {f"p{i}": {"$ref": "#"} for i in range(3000)}  # each reaches the whole schema
+    props["key"] = {"type": "string", "format": "password"}
+    schema = {"type": "object", "properties": props}
+    began = time.perf_counter()
+    fields = fields_of(schema)
+    masked = mask_secrets({"key": SECRET, "items": ["x"] * 50_000}, schema)
+    assert time.perf_counter() - began < 2  # a scan per field would take several seconds here
+    assert {f["type"] for f in fields} == {"secret"} and masked["key"] == MASKED
