@@ -18,6 +18,7 @@ __all__ = ["STALE_MESSAGE", "PageCheck"]
 log = logging.getLogger("interrupt_chat")
 
 STALE_MESSAGE = "This page is out of date. Reload it to keep chatting."
+MAX_NAMES = 20  # a page holds a few chats; more names come from no page of ours
 
 
 class PageCheck(rx.State):
@@ -28,10 +29,12 @@ class PageCheck(rx.State):
     @rx.event
     def check(self, names: list[str]):
         """On mount: each of ``names`` (a chat's full state name) must exist in this backend."""
-        missing = [str(name) for name in names if not _exists(str(name))]
-        if missing:
+        if not isinstance(names, list):  # the browser can send anything: only a list of names is a question
+            names = []
+        missing = [str(name)[:200] for name in names[:MAX_NAMES] if not _exists(str(name)[:200])]
+        if missing:  # the names come from the browser: repr, so a newline in one cannot forge a log line
             log.warning("a page built for another version of this app is open: no state %s here; the page is told"
-                        " to reload", ", ".join(missing)[:300])
+                        " to reload", ", ".join(repr(name) for name in missing)[:300])
         self.stale = bool(missing)
 
 

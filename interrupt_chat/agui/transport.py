@@ -14,12 +14,14 @@ handler): it interrupts the consumer's wait, which closes the HTTP response.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import functools
 import json
 import logging
 import re
 import ssl
+import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -66,6 +68,11 @@ BODY_EXCERPT = 200
 EVENT_STREAM = "text/event-stream"
 MAX_EVENT_CHARS = 10 * 1024 * 1024  # one SSE event, as @ag-ui/client's MAX_BUFFER_SIZE
 MAX_REDIRECTS = 3  # same-origin 307/308 only
+# A compressed answer is inflated at most this many bytes at a time, so what the client holds stays
+# within about twice the largest event (the event being framed, and one piece): a few hundred kB
+# of gzip that inflates to gigabytes fails at MAX_EVENT_CHARS without ever being inflated whole.
+INFLATE_PIECE = 64 * 1024
+ACCEPT_ENCODING = "gzip, deflate"  # what the client asks for: the encodings it inflates piece by piece
 # The most events in one batch: a burst read at once reaches the consumer in pieces of this many,
 # so a batch's work stays small (64 events: about 1 ms). Batches of 64 join a burst's deltas as
 # well as 256 did (stream_throughput).
@@ -232,7 +239,7 @@ class AgentRun:
         client = self._client
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
-        headers = {"Accept": EVENT_STREAM, **client.headers}
+        headers = {"Accept": EVENT_STREAM, "Accept-Encoding": ACCEPT_ENCODING, **client.headers}
         url, answered, status = client.url, False, 0  # display_url(url) on failure only (it parses the URL)
         try:
             wire = _Borrowed(client.transport) if client.transport else AiohttpTransport(_ssl_context())
@@ -279,7 +286,7 @@ class AgentRun:
         response.encoding = "utf-8"
         repair = SurrogateRepair()  # no cap on a whole run: what is kept is bounded (transcript.MAX_TEXT_CHARS)
         frames = _Frames()
-        async for text in _Bounded(response, self._pause).aiter_text():
+        async for text in _Bounded(_Inflated(response), self._pause).aiter_text():
             batch: list[BaseEvent] = []
             try:
                 for sse in frames.feed(text):
@@ -383,16 +390,18 @@ class _Bounded:
 
     This fails the run when one event outgrows :data:`MAX_EVENT_CHARS` (as ``@ag-ui/client`` caps
     its buffer), so an agent writing an endless line cannot exhaust memory, drops a leading byte
-    order mark (the SSE standard ignores it), and waits between reads as the client asks.
+    order mark (the SSE standard ignores it), and waits between network reads as the client asks.
+    Read through :class:`_Inflated`, a decompression bomb fails at the same limit.
     """
 
-    def __init__(self, response: httpx.Response, pause: Callable[[], float] | None = None) -> None:
+    def __init__(self, response: httpx.Response | _Inflated, pause: Callable[[], float] | None = None) -> None:
         self._response = response
         self._pause = pause
 
     async def aiter_text(self) -> AsyncIterator[str]:
         since_blank_line, tail, first = 0, "", True
         async for text in self._response.aiter_text():
+            more = isinstance(text, _MoreOfTheRead)
             if first and text:
                 text, first = text.removeprefix("\ufeff"), False
             window = tail + text
@@ -402,8 +411,87 @@ class _Bounded:
                 raise _too_large()
             tail = window[-3:]
             yield text
-            if self._pause is not None and (wait := self._pause()) > 0:
+            if not more and self._pause is not None and (wait := self._pause()) > 0:
                 await asyncio.sleep(wait)  # what arrives meanwhile is read as one piece
+
+
+class _MoreOfTheRead(str):
+    """A piece of text that the same network read goes on with (no pause after it)."""
+
+    __slots__ = ()
+
+
+class _Inflated:
+    """The response's text, its ``Content-Encoding`` undone a bounded piece at a time (:class:`_Inflater`).
+
+    httpx's own decoders inflate each network read whole: one read of a gzip bomb could become
+    hundreds of megabytes before any size check sees it. Here a read's text comes in pieces of at
+    most :data:`INFLATE_PIECE` bytes, each checked by :class:`_Bounded` before the next is
+    inflated; all but a read's last are :class:`_MoreOfTheRead`.
+    """
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        inflater = _Inflater(self._response.headers.get("content-encoding", ""))
+        utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # SSE is always UTF-8
+        async for raw in self._response.aiter_raw():
+            held = ""
+            for piece in inflater.feed(raw):  # lazily: one piece inflated at a time
+                text = utf8.decode(piece)
+                if text:
+                    if held:
+                        yield _MoreOfTheRead(held)
+                    held = text
+            if held:
+                yield held
+        inflater.finish()
+        if text := utf8.decode(b"", final=True):  # a character cut off at the very end
+            yield text
+
+
+class _Inflater:
+    """A body's ``Content-Encoding`` undone at most :data:`INFLATE_PIECE` bytes at a time.
+
+    gzip and deflate (zlib-wrapped, or raw as some servers send it); identity passes through.
+
+    Raises:
+        AgentStreamError: an encoding this client does not read, or a body that does not inflate.
+    """
+
+    def __init__(self, encoding: str) -> None:
+        codings = [c for c in (part.strip().lower() for part in encoding.split(",")) if c and c != "identity"]
+        if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
+            raise AgentStreamError(f"the agent's answer uses a content-encoding this client does not read "
+                                   f"({short_text(encoding, 60)!r}); it asks for {ACCEPT_ENCODING}")
+        self._coding = codings[0] if codings else ""
+        self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS if self._coding in ("gzip", "x-gzip") else zlib.MAX_WBITS)
+        self._started = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """The inflated pieces of one network read, each at most ``INFLATE_PIECE`` bytes."""
+        if not self._coding:
+            yield data
+            return
+        while data and not self._zlib.eof:
+            try:
+                out = self._zlib.decompress(data, INFLATE_PIECE)
+            except zlib.error as exc:
+                if self._coding == "deflate" and not self._started:  # raw deflate, without the zlib wrapper
+                    self._zlib, self._started = zlib.decompressobj(-zlib.MAX_WBITS), True
+                    continue
+                raise AgentStreamError(f"the agent's compressed answer does not inflate ({self._coding}: {exc})"
+                                       ) from None
+            self._started = True
+            data = self._zlib.unconsumed_tail
+            if out:
+                yield out
+
+    def finish(self) -> None:
+        """At the end of the body: a compressed one must have ended too."""
+        if self._coding and self._started and not self._zlib.eof:
+            raise AgentStreamError(f"the agent's compressed answer ends before its {self._coding} stream does")
 
 
 def _take(sse: ServerSentEvent | None, repair: SurrogateRepair, batch: list[BaseEvent]) -> None:
@@ -451,12 +539,16 @@ def _too_deep() -> AgentStreamError:
 async def _excerpt(response: httpx.Response) -> str:
     """A short, plain-text excerpt of an error body; markup (an HTML error or login page) is not shown."""
     raw = b""
-    try:  # read only what the excerpt needs: the body may be huge or never end
-        async for data in response.aiter_bytes():
-            raw += data
+    try:  # read only what the excerpt needs: the body may be huge, never end, or be a decompression bomb
+        inflater = _Inflater(response.headers.get("content-encoding", ""))
+        async for data in response.aiter_raw():
+            for piece in inflater.feed(data):
+                raw += piece
+                if len(raw) >= BODY_EXCERPT * 4:
+                    break
             if len(raw) >= BODY_EXCERPT * 4:
                 break
-    except httpx.HTTPError:
+    except (httpx.HTTPError, AgentStreamError):
         return ""
     text = raw[: BODY_EXCERPT * 4].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     if "html" in response.headers.get("content-type", "").lower() or re.match(r"<[!a-zA-Z?]", text):

@@ -7,18 +7,25 @@ Mutations never await, so a single event loop needs no lock.
 from __future__ import annotations
 
 import copy
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import Interrupt, RunAgentInput
 
 __all__ = [
+    "MAX_RECORDS",
+    "MAX_THREADS",
     "DemoStore",
     "OpenInterrupts",
     "PendingInterrupt",
     "ThreadState",
     "is_secret_property",
 ]
+
+
+MAX_RECORDS = 1000  # inputs (and notes) kept: the last ones; a public demo must not grow without bound
+MAX_THREADS = 10_000  # threads whose turn and open interrupts are kept (the oldest forgotten first)
 
 
 @dataclass
@@ -89,17 +96,23 @@ def is_secret_property(schema: dict[str, Any]) -> bool:
 class DemoStore:
     """Threads, recorded inputs and protocol notes of one demo agent app."""
 
-    def __init__(self) -> None:
-        """Start empty: no threads, no records, no notes."""
+    def __init__(self, max_records: int = MAX_RECORDS, max_threads: int = MAX_THREADS) -> None:
+        """Start empty: no threads, no records, no notes; keep at most the last ``max_records`` of each."""
         self.threads: dict[str, ThreadState] = {}
-        self._records: list[Record] = []
-        self._notes: list[Note] = []
+        self._max_threads = max_threads
+        self._records: deque[Record] = deque(maxlen=max_records)
+        self._notes: deque[Note] = deque(maxlen=max_records)
         #: Run ids whose SSE stream is currently being produced.
         self.active_runs: set[str] = set()
 
     def thread(self, thread_id: str) -> ThreadState:
-        """The state of ``thread_id``, created empty on first use."""
-        return self.threads.setdefault(thread_id, ThreadState())
+        """The state of ``thread_id``, created empty on first use (the least recently created goes past the cap)."""
+        state = self.threads.get(thread_id)
+        if state is None:
+            while len(self.threads) >= self._max_threads:
+                del self.threads[next(iter(self.threads))]
+            state = self.threads[thread_id] = ThreadState()
+        return state
 
     def clear(self) -> None:
         """Forget records, notes and every thread's state."""

@@ -60,7 +60,7 @@ LEGACY_VALUES = {
 
 @pytest.fixture
 def app():
-    return create_app(delay=0.0)
+    return create_app(delay=0.0, records=True)  # the tests read /records and /notes over HTTP
 
 
 @pytest_asyncio.fixture
