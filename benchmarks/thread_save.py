@@ -80,9 +80,9 @@ def main() -> None:
             t_pickle = timed_saves(session, lambda s=session: store.save(OWNER, {s.thread_id: s}, s.thread_id))
 
             session = thread_of(size, runs)
-            assert db.save(OWNER, session).inserted == size
+            assert db.overwrite(OWNER, session).inserted == size
             written: list[int] = []
-            t_db = timed_saves(session, lambda s=session, w=written: w.append(db.save(OWNER, s).written))
+            t_db = timed_saves(session, lambda s=session, w=written: w.append(db.overwrite(OWNER, s).written))
             restored = db.load(OWNER, session.thread_id)
             assert restored is not None
             assert restored.build_input().messages == session.build_input().messages

@@ -42,23 +42,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    create_engine,
-    event,
-    exists,
-    or_,
-    select,
-    text,
-)
+from sqlalchemy import create_engine, event, exists, or_, select, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from .agui.records import (
-    RecordError,
-    session_from_record,
-    session_record,
-)
+from .agui.records import RecordError, session_from_record, session_record
 from .agui.session import AgentSession
 from .agui.transcript import MessageView
 from .agui.transport import AgentClient
@@ -119,25 +108,9 @@ from .store.types import (
 )
 
 __all__ = [
-    "DB_URL_ENV",
-    "DECIDED_BY",
-    "DECISION_ACTIONS",
-    "DEFAULT_DATA_DIR",
-    "MASKED",
-    "SCHEMA_VERSION",
-    "DecisionRecord",
-    "PendingItem",
-    "SaveResult",
-    "StoredThread",
-    "ThreadConflict",
-    "ThreadDB",
-    "ThreadDBError",
-    "ThreadDeleted",
-    "ThreadHead",
-    "ThreadSummary",
-    "WaitingToolCall",
-    "default_db_url",
-    "mask_secrets",
+    "DB_URL_ENV", "DECIDED_BY", "DECISION_ACTIONS", "DEFAULT_DATA_DIR", "MASKED", "SCHEMA_VERSION", "DecisionRecord",
+    "PendingItem", "SaveResult", "StoredThread", "ThreadConflict", "ThreadDB", "ThreadDBError", "ThreadDeleted",
+    "ThreadHead", "ThreadSummary", "WaitingToolCall", "default_db_url", "mask_secrets",
 ]
 
 log = logging.getLogger(__name__)
@@ -150,8 +123,6 @@ DEFAULT_DB_FILE = "threads.db"
 SCHEMA_VERSION = 3  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
-
-
 
 
 def default_db_url(reflex_db_url: str | None = None) -> str:
@@ -176,7 +147,6 @@ def default_db_url(reflex_db_url: str | None = None) -> str:
                     "every write in %s/)", legacy, DEFAULT_DATA_DIR, LEGACY_DATA_DIR)
         return f"sqlite:///{legacy}"
     return f"sqlite:///{Path.cwd() / DEFAULT_DATA_DIR / DEFAULT_DB_FILE}"
-
 
 
 # -- the database ------------------------------------------------------------------------------------
@@ -344,9 +314,9 @@ class ThreadDB:
 
     # -- threads -------------------------------------------------------------------------------
 
-    def save(self, owner: str, session: AgentSession, *, title: str | None = None, revision: int | None = None,
+    def save(self, owner: str, session: AgentSession, *, revision: int, title: str | None = None,
              in_flight: bool = False, branches: store_branches.BranchWrite | None = None) -> SaveResult:
-        """Write ``session`` as ``owner``'s thread: its row, and only the messages that changed.
+        """Write ``session`` as ``owner``'s thread if it is at ``revision``: its row, and only the changed messages.
 
         The messages are compared, by digest, with what this ThreadDB last saved for the thread
         (read back from the ``hash`` column when another process wrote since, or after a
@@ -360,7 +330,8 @@ class ThreadDB:
             revision: write only if the thread is at this revision (0: only if it does not exist
                 yet), else raise :class:`ThreadConflict`: the write is conditional
                 (``UPDATE … WHERE revision = :seen``), so of two writers that read the same
-                revision exactly one wins. None: last writer wins (retried on a race; for tools).
+                revision exactly one wins. Required: a write that ignores what others wrote is
+                :meth:`overwrite`.
             in_flight: a run is claimed on the thread (:meth:`head` and :meth:`read` say so
                 until a save without it).
             branches: hidden versions to store and drop in the same transaction (an edit, a
@@ -375,6 +346,22 @@ class ThreadDB:
                 whatever ``revision`` says); nothing was written.
             ThreadDBError: the database failed; nothing of this save was written.
         """
+        if not isinstance(revision, int):  # None once meant "last writer wins": that is overwrite() now
+            raise TypeError("ThreadDB.save needs the revision the copy was read at; overwrite() ignores it")
+        return self._write(owner, session, title, revision, in_flight, branches)
+
+    def overwrite(self, owner: str, session: AgentSession, *, title: str | None = None, in_flight: bool = False,
+                  branches: store_branches.BranchWrite | None = None) -> SaveResult:
+        """Write ``session`` as ``owner``'s thread whatever was written since: the last writer wins.
+
+        For tools, imports and tests that own the thread outright; never for a tab's or a run's
+        copy, which :meth:`save` writes conditionally. Arguments, result and errors as :meth:`save`
+        (only :class:`ThreadDeleted` of the conflicts: a deleted thread is never brought back).
+        """
+        return self._write(owner, session, title, None, in_flight, branches)
+
+    def _write(self, owner: str, session: AgentSession, title: str | None, revision: int | None, in_flight: bool,
+               branches: store_branches.BranchWrite | None) -> SaveResult:
         key = (owner, session.thread_id)
         known = self._known_for(key)
         record = session_record(session, messages=False)

@@ -95,7 +95,7 @@ async def test_s27_a_call_to_a_frontend_tool_waits_and_survives_pickle_and_recor
     assert [(w.tool_call_id, w.args) for w in from_db.tool_waits] == [("c1", PLAN)]
     assert from_db.transcript.tool_calls["c1"].status == "awaiting_approval"
     with ThreadDB("sqlite:///:memory:") as db:  # a backend restart: the thread database's copy
-        db.save("alice", session)
+        db.overwrite("alice", session)
         stored = db.load("alice", "t1")
     assert stored is not None and [(w.tool_call_id, w.args) for w in stored.tool_waits] == [("c1", PLAN)]
 
@@ -105,7 +105,7 @@ async def test_s27_a_waiting_call_counts_as_pending_in_the_thread_list_and_the_i
     session = session_for(agent, [STEPS])
     await drain(session.send("plan dinner"))
     with ThreadDB("sqlite:///:memory:") as db:
-        db.save("alice", session)
+        db.overwrite("alice", session)
         [summary] = db.threads("alice")
         assert summary.pending and summary.pending_count == 2  # the thread list's pending badge
         assert db.pending("alice") == []  # interrupts only
@@ -116,12 +116,12 @@ async def test_s27_a_waiting_call_counts_as_pending_in_the_thread_list_and_the_i
         assert raised is not None
         async for _ in session.respond("c1", {"steps": []}):  # one of the two answered: nothing new is asked
             pass
-        db.save("alice", session)
+        db.overwrite("alice", session)
         [left] = db.tool_waits("alice")
         assert left.tool_call_id == "c2" and left.raised_at == raised and db.threads("alice")[0].pending_count == 1
         async for _ in session.respond("c2", {"steps": []}):
             pass
-        db.save("alice", session)
+        db.overwrite("alice", session)
         assert db.tool_waits("alice") == [] and not db.threads("alice")[0].pending
 
 
@@ -133,9 +133,9 @@ async def test_s27_the_inbox_reads_interrupts_and_waiting_calls_in_one_query_new
     session = session_for(ScriptedAgent(calls(("c1", STEPS.name, PLAN))), [STEPS])
     await drain(session.send("plan dinner"))
     with ThreadDB("sqlite:///:memory:") as db:
-        db.save("alice", session)  # t1: a call waits
+        db.overwrite("alice", session)  # t1: a call waits
         time.sleep(0.01)
-        db.save("alice", interrupted("t2"))  # t2, newer: interrupts are pending
+        db.overwrite("alice", interrupted("t2"))  # t2, newer: interrupts are pending
         queries: list[str] = []
         event.listen(db._engine, "before_cursor_execute", lambda *args: queries.append(args[2]))
         items = db.waiting("alice")

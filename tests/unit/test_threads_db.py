@@ -195,7 +195,7 @@ def dump_all(database: ThreadDB) -> str:
 def test_s25_round_trip_with_pending_answers_and_state(db):
     session = interrupted()
     session.tracker.resolve({"approved": True}, "approve")
-    db.save("alice", session)
+    db.overwrite("alice", session)
     restored = ThreadDB(db.url if "sqlite" in db.url else str(db.engine.url)).load("alice", "t1")  # a new process
     assert_same(restored, session)
     assert restored.tracker.answers == session.tracker.answers
@@ -207,7 +207,7 @@ def test_s23_a_masked_answer_never_reaches_the_database(db):
     session = interrupted()
     session.tracker.resolve({"approved": True}, "approve")
     assert session.tracker.resolve({"api_key": SECRET, "note": "x"}, "key").kind == "waiting"
-    db.save("alice", session)
+    db.overwrite("alice", session)
     db.record_decision("alice", "t1", "t1-r1", "key", "input_required", "resolved",
                        {"api_key": SECRET, "note": "x"}, CREDENTIAL_SCHEMA)
     assert SECRET not in dump_all(db)
@@ -217,11 +217,11 @@ def test_s23_a_masked_answer_never_reaches_the_database(db):
 
 def test_owners_are_isolated(db):
     mine, theirs = interrupted("t1", "mine"), long_thread(6, "t1")
-    db.save("alice", mine)
-    db.save("bob", theirs)
+    db.overwrite("alice", mine)
+    db.overwrite("bob", theirs)
     assert_same(db.load("alice", "t1"), mine)
     assert_same(db.load("bob", "t1"), theirs)
-    db.save("alice", interrupted("t2", "second"))
+    db.overwrite("alice", interrupted("t2", "second"))
     assert db.load("bob", "t2") is None
     assert [t.thread_id for t in db.threads("bob")] == ["t1"]
     assert [t.thread_id for t in db.threads("alice")] == ["t2", "t1"]
@@ -236,20 +236,20 @@ def test_save_is_incremental_on_a_600_message_thread(db):
     writes = Writes(db)
     session = long_thread(600)
     assert len(session.transcript.messages) == 600
-    first = db.save("alice", session)
+    first = db.overwrite("alice", session)
     assert first.inserted == 600 and writes.messages(writes.take()) == 600
 
     session.transcript.add_user_message("u-new", "one more question")  # one new message
-    result = db.save("alice", session)
+    result = db.overwrite("alice", session)
     rows = writes.take()
     assert (result.inserted, result.updated, result.deleted) == (1, 0, 0)
     assert writes.messages(rows) == 1 and rows["interrupt_chat_threads.update"] == 1
 
     run(session, None, answer_run(999))  # a run: its answer and its tool result
-    result = db.save("alice", session)
+    result = db.overwrite("alice", session)
     assert writes.messages(writes.take()) == 2 and result.inserted == 2
 
-    assert db.save("alice", session).written == 0  # nothing changed: no message row
+    assert db.overwrite("alice", session).written == 0  # nothing changed: no message row
     assert writes.messages(writes.take()) == 0
     assert_same(db.load("alice", "t1"), session)
 
@@ -257,11 +257,11 @@ def test_save_is_incremental_on_a_600_message_thread(db):
 def test_incremental_saves_stay_correct_across_two_writers(db_url):
     first, second = ThreadDB(db_url), ThreadDB(db_url)
     session = long_thread(30)
-    first.save("alice", session)
+    first.overwrite("alice", session)
     session.transcript.add_user_message("u-a", "from the second process")
-    assert second.save("alice", session).written == 1  # it reads the digests back from the hash column
+    assert second.overwrite("alice", session).written == 1  # it reads the digests back from the hash column
     session.transcript.add_user_message("u-b", "and the first again")
-    assert first.save("alice", session).written == 1  # its memory is stale (revision moved): re-read
+    assert first.overwrite("alice", session).written == 1  # its memory is stale (revision moved): re-read
     assert_same(first.load("alice", "t1"), session)
     assert_same(second.load("alice", "t1"), session)
     first.close()
@@ -270,17 +270,17 @@ def test_incremental_saves_stay_correct_across_two_writers(db_url):
 
 def test_changed_and_removed_messages_are_rewritten(db):
     session = long_thread(9)
-    db.save("alice", session)
+    db.overwrite("alice", session)
     session.transcript.tool_calls["call-0"].rejected = True  # a flag: the thread row only
     session.transcript.set_tool_call_args("call-2", {"n": 42})  # an edited call: its assistant message
-    result = db.save("alice", session)
+    result = db.overwrite("alice", session)
     assert (result.inserted, result.updated, result.deleted) == (0, 1, 0)
     snapshot = [m.model_dump(by_alias=True, exclude_none=True) for m in session.transcript.to_messages()[:4]]
     run(session, None, [{"type": "RUN_STARTED", "threadId": "t1", "runId": "r-snap"},
                         {"type": "MESSAGES_SNAPSHOT", "messages": snapshot},
                         {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r-snap"}])
     assert len(session.transcript.messages) == 4
-    assert db.save("alice", session).deleted == 5
+    assert db.overwrite("alice", session).deleted == 5
     restored = db.load("alice", "t1")
     assert_same(restored, session)
     assert restored.transcript.tool_calls["call-0"].rejected
@@ -288,7 +288,7 @@ def test_changed_and_removed_messages_are_rewritten(db):
 
 def test_a_resumed_tool_result_lands_after_its_call(db):
     session = interrupted()
-    db.save("alice", session)
+    db.overwrite("alice", session)
     session.tracker.resolve({"approved": True}, "approve")
     session.tracker.cancel("key")
     session.tracker.resolve({"approved": True}, "ok")
@@ -298,7 +298,7 @@ def test_a_resumed_tool_result_lands_after_its_call(db):
                         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "done", "delta": "Done."},
                         {"type": "TEXT_MESSAGE_END", "messageId": "done"},
                         {"type": "RUN_FINISHED", "threadId": "t1", "runId": "t1-r2"}])
-    result = db.save("alice", session)
+    result = db.overwrite("alice", session)
     assert (result.inserted, result.updated) == (2, 0)
     restored = db.load("alice", "t1")
     assert_same(restored, session)
@@ -311,14 +311,14 @@ def test_a_resumed_tool_result_lands_after_its_call(db):
 
 def test_titles_rename_and_delete(db):
     long_text = "Please find every invoice from last year and total them by customer, then email me"
-    db.save("alice", interrupted("t1", long_text))
+    db.overwrite("alice", interrupted("t1", long_text))
     (summary,) = db.threads("alice")
     assert summary.title == long_text[:59].rstrip() + "…" and len(summary.title) <= 60
     assert summary.pending and summary.pending_count == 3 and summary.created_at.tzinfo is not None
     assert db.rename("alice", "t1", "Invoices")
-    db.save("alice", interrupted("t1", long_text))  # a later save keeps the person's title
+    db.overwrite("alice", interrupted("t1", long_text))  # a later save keeps the person's title
     assert db.threads("alice")[0].title == "Invoices"
-    db.save("alice", new_session("t1"), title="Renamed on save")
+    db.overwrite("alice", new_session("t1"), title="Renamed on save")
     assert db.threads("alice")[0].title == "Renamed on save"
     assert db.rename("alice", "t1", "  ")  # blank: back to the first user message
     assert db.threads("alice")[0].title == ""  # (that last save emptied the thread)
@@ -328,8 +328,8 @@ def test_titles_rename_and_delete(db):
 
 def test_newest_first(db):
     for thread_id in ("a", "b", "c"):
-        db.save("alice", long_thread(3, thread_id))
-    db.save("alice", db.load("alice", "a"))
+        db.overwrite("alice", long_thread(3, thread_id))
+    db.overwrite("alice", db.load("alice", "a"))
     summaries = db.threads("alice")
     assert [t.thread_id for t in summaries] == ["a", "c", "b"]
     assert summaries[0].updated_at > summaries[1].updated_at
@@ -341,8 +341,8 @@ def test_search_is_case_insensitive_and_like_escaped(db):
     for thread_id, words in texts.items():
         session = new_session(thread_id)
         run(session, "hi", answer_run(1, thread_id, words=words))
-        db.save("alice", session)
-    db.save("alice", new_session("titled"), title="Quarterly 50% report")
+        db.overwrite("alice", session)
+    db.overwrite("alice", new_session("titled"), title="Quarterly 50% report")
 
     def found(query: str) -> set[str]:
         return {t.thread_id for t in db.threads("alice", search=query)}
@@ -360,12 +360,12 @@ def test_search_is_case_insensitive_and_like_escaped(db):
 
 
 def test_pending_across_threads(db):
-    db.save("alice", interrupted("t1"))
+    db.overwrite("alice", interrupted("t1"))
     legacy = new_session("t2")
     run(legacy, "ship?", legacy_run("t2-r1", "t2"))
-    db.save("alice", legacy)
-    db.save("alice", long_thread(3, "t3"))  # nothing pending
-    db.save("bob", interrupted("t9"))
+    db.overwrite("alice", legacy)
+    db.overwrite("alice", long_thread(3, "t3"))  # nothing pending
+    db.overwrite("bob", interrupted("t9"))
     items = db.pending("alice")
     assert [(p.thread_id, p.interrupt_id) for p in items] == [("t2", ""), ("t1", "approve"), ("t1", "key"),
                                                               ("t1", "ok")]
@@ -378,7 +378,7 @@ def test_pending_across_threads(db):
 
     session = db.load("alice", "t1")
     session.tracker.resolve({"approved": True}, "approve")
-    db.save("alice", session)  # the same set, one answer more: still raised when it was
+    db.overwrite("alice", session)  # the same set, one answer more: still raised when it was
     assert next(p for p in db.pending("alice") if p.interrupt_id == "approve").raised_at == raised
 
 
@@ -407,7 +407,7 @@ def test_audit_trail_is_append_only_masked_and_exported(db):
         ("t1", "key", "resolved"), ("t1", "key", "cancelled"), ("t2", "", "dismissed")]  # both answers kept
     assert trail[0].id < trail[1].id < trail[2].id and trail[0].at <= trail[1].at
     assert [d.action for d in db.decisions("alice", "t2")] == ["dismissed"]
-    db.save("alice", interrupted("t1"))
+    db.overwrite("alice", interrupted("t1"))
     db.delete("alice", "t1")
     assert len(db.decisions("alice")) == 3  # deleting a thread keeps its audit trail
 
@@ -425,7 +425,7 @@ def test_audit_trail_is_append_only_masked_and_exported(db):
 
 def test_schema_creation_is_idempotent(db_url):
     first = ThreadDB(db_url)
-    first.save("alice", interrupted())
+    first.overwrite("alice", interrupted())
     second = ThreadDB(db_url)
     second.ensure_schema()
     second.ensure_schema()
@@ -466,7 +466,7 @@ def test_a_newer_schema_is_refused(db_url):
 def test_an_older_version_row_is_migrated(db):
     session = interrupted()
     session.tracker.cancel("ok")
-    db.save("alice", session)
+    db.overwrite("alice", session)
     # what the pre-versioned draft wrote: snake_case pending keys, answers by interrupt id
     with db.engine.begin() as conn:
         conn.execute(threads_table.update().values(
@@ -476,7 +476,7 @@ def test_an_older_version_row_is_migrated(db):
     restored = db.load("alice", "t1")
     assert_same(restored, session)
     assert restored.tracker.answers == session.tracker.answers
-    db.save("alice", restored)
+    db.overwrite("alice", restored)
     with db.engine.connect() as conn:
         row = conn.execute(select(threads_table.c.version, threads_table.c.answers)).one()
     assert row.version == 1 and row.answers == [{"interruptId": "ok", "status": "cancelled"}]
@@ -484,8 +484,8 @@ def test_an_older_version_row_is_migrated(db):
 
 def test_a_corrupt_row_raises_and_other_threads_still_load(db, caplog):
     good, bad = interrupted("good"), interrupted("bad")
-    db.save("alice", good)
-    db.save("alice", bad)
+    db.overwrite("alice", good)
+    db.overwrite("alice", bad)
     with db.engine.begin() as conn:
         conn.execute(messages_table.update().where((messages_table.c.thread_id == "bad") & (messages_table.c.seq == 0))
                      .values(body={"id": 7, "role": "alien"}))
@@ -499,16 +499,16 @@ def test_a_corrupt_row_raises_and_other_threads_still_load(db, caplog):
     with caplog.at_level(logging.WARNING, logger="interrupt_chat.threads_db"):
         assert {p.thread_id for p in db.pending("alice")} == {"good"}  # the unreadable set is skipped, loudly
     assert "bad" in caplog.text
-    assert db.save("alice", bad).inserted == 2  # saving the live session rewrites the damaged thread whole
+    assert db.overwrite("alice", bad).inserted == 2  # saving the live session rewrites the damaged thread whole
     assert_same(db.load("alice", "bad"), bad)
-    assert db.save("alice", bad).written == 0
+    assert db.overwrite("alice", bad).written == 0
 
 
 def test_a_row_that_is_not_json_raises(tmp_path):
     path = tmp_path / "threads.db"
     database = ThreadDB(f"sqlite:///{path}")
-    database.save("alice", interrupted("bad"))
-    database.save("alice", interrupted("good"))
+    database.overwrite("alice", interrupted("bad"))
+    database.overwrite("alice", interrupted("good"))
     with sqlite3.connect(path) as raw:
         raw.execute("UPDATE interrupt_chat_threads SET state = '{not json' WHERE thread_id = 'bad'")
     with pytest.raises(ThreadDBError, match="does not parse"):
@@ -519,25 +519,26 @@ def test_a_row_that_is_not_json_raises(tmp_path):
 def test_a_locked_sqlite_file_raises_and_recovers(tmp_path):
     path = tmp_path / "threads.db"
     database = ThreadDB(f"sqlite:///{path}", busy_timeout=0.2)
-    database.save("alice", interrupted())
+    database.overwrite("alice", interrupted())
     locker = sqlite3.connect(path, isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
     try:
         started = time.monotonic()
         with pytest.raises(ThreadDBError, match="locked"):
-            database.save("alice", long_thread(6))
+            database.overwrite("alice", long_thread(6))
         assert time.monotonic() - started < 3
     finally:
         locker.execute("ROLLBACK")
         locker.close()
-    database.save("alice", long_thread(6))  # the lock is gone: it works again
+    database.overwrite("alice", long_thread(6))  # the lock is gone: it works again
     assert len(database.load("alice", "t1").transcript.messages) == 6
 
 
 def test_an_unreachable_postgres_raises_quickly():
     database = ThreadDB(f"postgresql://app@127.0.0.1:{free_port()}/nothing", connect_timeout=2)
     started = time.monotonic()
-    for call in (database.ensure_schema, lambda: database.threads("alice"), lambda: database.save("a", new_session())):
+    for call in (database.ensure_schema, lambda: database.threads("alice"),
+                 lambda: database.overwrite("a", new_session())):
         with pytest.raises(ThreadDBError) as caught:
             call()
         assert caught.value.__cause__ is not None
@@ -558,7 +559,7 @@ def test_default_url(monkeypatch, tmp_path):
     monkeypatch.setenv(DB_URL_ENV, "sqlite:////srv/x.db")
     assert default_db_url("postgresql://app@db/chat") == "sqlite:////srv/x.db"
     database = ThreadDB(url)  # the folder is created on demand
-    database.save("alice", interrupted())
+    database.overwrite("alice", interrupted())
     assert (tmp_path / ".interrupt_chat" / "threads.db").exists()
     database.close()
 
@@ -575,7 +576,7 @@ def test_the_default_database_is_outside_reflexs_dev_reloader(monkeypatch, tmp_p
     (tmp_path / "rxconfig.py").write_text("import reflex as rx\nconfig = rx.Config(app_name='app')\n")
     (tmp_path / "app").mkdir()
     database = ThreadDB(default_db_url())
-    database.save("alice", interrupted())
+    database.overwrite("alice", interrupted())
     database.close()
     watched = {path.name for path in reflex_exec.get_reload_paths()}
     assert "app" in watched and ".interrupt_chat" not in watched
@@ -585,14 +586,14 @@ def test_a_database_in_the_older_default_folder_is_still_used(monkeypatch, tmp_p
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(DB_URL_ENV, raising=False)
     legacy = tmp_path / "interrupt_chat_data" / "threads.db"
-    ThreadDB(f"sqlite:///{legacy}").save("alice", interrupted())
+    ThreadDB(f"sqlite:///{legacy}").overwrite("alice", interrupted())
     assert default_db_url() == f"sqlite:///{legacy}"
     assert "move it to .interrupt_chat/" in caplog.text
 
 
 def test_in_memory_sqlite_works():
     database = ThreadDB("sqlite://")
-    database.save("alice", interrupted())
+    database.overwrite("alice", interrupted())
     assert_same(database.load("alice", "t1"), interrupted())
 
 
@@ -604,7 +605,7 @@ def test_concurrent_saves_from_threads(db):
         try:
             for k in range(3):
                 session.transcript.add_user_message(f"{session.thread_id}-extra-{k}", f"extra {k}")
-                db.save("alice", session)
+                db.overwrite("alice", session)
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -621,7 +622,7 @@ def test_concurrent_saves_from_threads(db):
 def test_nul_characters_and_odd_text_are_stored(db):
     session = new_session()
     run(session, "nul \x00 here and é ✓", answer_run(1, words="tab\tand \x00 nul"))
-    db.save("alice", session)
+    db.overwrite("alice", session)
     assert_same(db.load("alice", "t1"), session)
     assert [t.thread_id for t in db.threads("alice", search="here and é")] == ["t1"]
 
@@ -629,7 +630,7 @@ def test_nul_characters_and_odd_text_are_stored(db):
 def test_sql_text_stays_data(db):
     session = new_session("t1'; DROP TABLE interrupt_chat_threads; --")
     run(session, "x'); DELETE FROM interrupt_chat_messages; --", answer_run(1, session.thread_id))
-    db.save("o'wner", session)
+    db.overwrite("o'wner", session)
     assert_same(db.load("o'wner", session.thread_id), session)
     with db.engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM interrupt_chat_messages")).scalar() == 3
@@ -638,10 +639,10 @@ def test_sql_text_stays_data(db):
 def test_a_rename_elsewhere_survives_the_next_save_here(db_url):
     here, there = ThreadDB(db_url), ThreadDB(db_url)
     session = interrupted()
-    here.save("alice", session)
+    here.overwrite("alice", session)
     assert there.rename("alice", "t1", "Named elsewhere")
     session.transcript.add_user_message("u-more", "more")
-    assert here.save("alice", session).written == 1
+    assert here.overwrite("alice", session).written == 1
     assert here.threads("alice")[0].title == "Named elsewhere"
     here.close()
     there.close()
