@@ -1,28 +1,33 @@
 """The ``/decide/<token>`` page's state: one interrupt answered from a decision link (:mod:`.links`).
 
 The page works in any browser, without the owner's cookie (``Chat(decide_requires_owner=True)``
-asks for the app's own login there). It shows the request, and answers it on the server through
-:mod:`.headless`: exactly once (the answer is claimed in the thread database like any other, and
-the link is marked used), with the resume run even when no chat tab is open. A used, answered or
-expired link shows ``decide-done``; a tampered, unknown or foreign one ``decide-invalid``.
+asks for the app's own login there). It shows the request; an approval (a request that Approve /
+Reject answers whole, :func:`~interrupt_chat.policies.approval_payload`) it answers on the server
+through :mod:`.headless`: exactly once (the answer is claimed in the thread database like any
+other, and the link is marked used), with the resume run even when no chat tab is open. Any other
+request (a form, a choice) is shown with a link to open the app: an approve or reject sent for it
+anyway is refused and nothing reaches the agent. A used, answered or expired link shows
+``decide-done``; a tampered, unknown or foreign one ``decide-invalid``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hmac
 import logging
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
 import reflex as rx
+from ag_ui.core import Interrupt
 from sqlalchemy import select
 
 from . import headless, links, persistence, sync
 from .agui import interrupt_dict
 from .cards import Card, build_cards, tool_args
-from .forms import FormError, payload_from_form
+from .policies import approval_payload
 from .proxy_reads import tab_token
 from .store import secrets as stored_secrets
 from .store.schema import threads_table
@@ -34,6 +39,7 @@ log = logging.getLogger(__name__)
 
 INVALID = "This link is not valid. Open the request in the app instead."
 LOGIN = "Sign in to the app as the person this request is for, then open the link again."
+IN_APP = "Answer this request in the app."
 
 
 @dataclass
@@ -46,7 +52,7 @@ class _Found:
     chat_cls: Any = None
     owner_key: str = ""
     link: links.Link | None = None
-    schema: Any = None  # the interrupt's responseSchema (a form's answer is checked against it)
+    interrupt: Interrupt | None = None  # what Approve / Reject answer (only an approval: approval_payload)
 
 
 class DecideState(rx.State):
@@ -74,54 +80,39 @@ class DecideState(rx.State):
 
     @rx.event(background=True)
     async def approve(self):
-        """``{"approved": true}``."""
-        await self._answer("resolve", {"approved": True})
+        """Approve an approval: ``{"approved": true}``, shaped as its schema asks."""
+        await self._answer("allow")
 
     @rx.event(background=True)
     async def reject(self):
-        """``{"approved": false}``."""
-        await self._answer("resolve", {"approved": False})
+        """Reject an approval: ``{"approved": false}``, shaped as its schema asks."""
+        await self._answer("deny")
 
-    @rx.event(background=True)
-    async def submit(self, form_data: dict[str, Any]):
-        """A schema form's answer (S22); no link is made for one with a secret (S23)."""
-        form = {k: v for k, v in dict(form_data).items() if not str(k).startswith("__")}
-        async with self:
-            token = self._token()
-        found = await _find(self, token)
-        if found.phase != "open" or found.card is None:
-            await self._show(found)
-            return
-        try:
-            payload = payload_from_form(found.schema, form)
-        except FormError as exc:
-            async with self:
-                self.error = str(exc)
-            return
-        await self._answer("resolve", payload)
-
-    async def _answer(self, verb: str, payload: Any) -> None:
+    async def _answer(self, effect: str) -> None:
+        """Answer the link's request, if Approve / Reject answer it whole; anything else is refused unsent."""
         async with self:
             if self.sending:
                 return
             self.sending, token = True, self._token()
         found = await _find(self, token)
-        if found.phase != "open" or found.link is None:
+        payload = approval_payload(found.interrupt, effect) if found.interrupt is not None else None
+        if found.phase != "open" or found.link is None or payload is None:  # a form, a choice: typed in the app
             await self._show(found)
+            if found.phase == "open":
+                async with self:
+                    self.error = IN_APP
             return
         link = found.link
-        answered = await headless.answer(found.chat_cls, found.owner_key, link.thread_id, verb, payload,
+        answered = await headless.answer(found.chat_cls, found.owner_key, link.thread_id, "resolve", payload,
                                          link.interrupt_id, link.run_id, "link")
-        payload = None
         db = persistence.database()
         if answered.recorded and db is not None:
             with contextlib.suppress(ThreadDBError):  # the answer stands; the link reads as answered anyway
-                await persistence.db_call(stored_secrets.use_once, db, links.token_id(token))
-        if not answered.recorded and found.card is not None and found.card.kind == "form":
-            async with self:
-                self.error, self.sending = answered.message, False
-            return
-        await self._show(await _find(self, token, fresh=True))
+                await persistence.db_call(stored_secrets.use_once, db, link.use_id)
+        found = await _find(self, token, fresh=True)
+        if answered.recorded and found.phase == "done":  # this answer won: say which (its audit entry may lag)
+            found.action = "rejected" if effect == "deny" else "resolved"
+        await self._show(found)
 
     async def _show(self, found: _Found) -> None:
         async with self:
@@ -157,7 +148,7 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
                 return _Found("login")
         decided = await persistence.db_read(db.decisions, owner_key, link.thread_id)
         action = next((d.action for d in reversed(decided) if d.interrupt_id == link.interrupt_id), "")
-        if await persistence.db_call(stored_secrets.used, db, links.token_id(token)):
+        if await persistence.db_call(stored_secrets.used, db, link.use_id):
             return _Found("done", action or "resolved")
         if action:
             return _Found("done", action)
@@ -180,11 +171,10 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
                 None)
     if card is None:
         return _Found("done", "resolved")
+    interrupt = next(i for i in pending.interrupts if i.id == link.interrupt_id)
     if card.tool_name and not card.edit_args:  # the page shows the call's arguments
-        interrupt = next(i for i in pending.interrupts if i.id == link.interrupt_id)
         card = dataclasses.replace(card, edit_args=tool_args(interrupt_dict(interrupt), session.transcript))
-    return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link,
-                  schema=pending.schema_for(link.interrupt_id))
+    return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt)
 
 
 def _owner_of(db: ThreadDB, link: links.Link) -> str | None:
@@ -192,7 +182,8 @@ def _owner_of(db: ThreadDB, link: links.Link) -> str | None:
     t = threads_table
     with db._transaction("find a link's thread") as conn:
         owners = [row[0] for row in conn.execute(select(t.c.owner).where(t.c.thread_id == link.thread_id))]
-    return next((owner for owner in owners if links.owner_hash(owner) == link.owner_hash), None)
+    return next((owner for owner in owners if hmac.compare_digest(links.owner_hash(owner).encode(),
+                                                                 link.owner_hash.encode())), None)
 
 
 def _chat_of(owner_key: str) -> Any:

@@ -2,7 +2,9 @@
 
 A rating is stored in the thread database (``store/feedback.py``), shown on every tab of the
 owner (a live-sync notice), readable through ``ThreadDB.feedback(owner)`` and in the audit export,
-and handed to the app's ``ic.Chat(on_feedback=fn)`` (sync or async, called outside the lock).
+and handed to the app's ``ic.Chat(on_feedback=fn)`` (sync or async, called outside the lock), whose
+``owner`` names the person as a notification does (:func:`interrupt_chat.links.public_person`: the app's
+user id, else an opaque ``anon-`` id), never by their identity key.
 Copy reads the message's source from the thread (not the drawn markdown, nor a streamed prefix).
 """
 
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
-from . import driver, persistence, sync
+from . import driver, links, persistence, sync
 from .proxy_reads import tab_token
 from .store import feedback as store
 from .threads_db import ThreadDBError
@@ -75,8 +77,10 @@ async def rate(state: rx.State, message_id: str, rating: str | None, comment: st
         chat.feedback_comments = {**{k: v for k, v in chat.feedback_comments.items() if k != message_id},
                                   **({message_id: text} if text else {})}
     await _store(owner, thread_id, message_id, new, text, origin)
-    await _tell_app(chat_cls, {"owner": owner, "thread_id": thread_id, "message_id": message_id,
-                               "rating": new or None, "comment": text})
+    if chat_cls.on_feedback_fn is not None:
+        await links.ready()  # the server secret, read off the event loop
+        await _tell_app(chat_cls, {"owner": links.public_person(owner, chat_cls), "thread_id": thread_id,
+                                   "message_id": message_id, "rating": new or None, "comment": text})
 
 
 async def _store(owner: str, thread_id: str, message_id: str, rating: str, comment: str, origin: str) -> None:

@@ -1,14 +1,18 @@
 """Decision links: ``<public base>/decide/<token>`` answers one interrupt from any browser, once.
 
-A token is ``<payload>.<signature>``, both base64url: the payload is JSON ``{"t": thread id, "i":
-interrupt id, "r": the run that raised it, "h": a hash of the owner key, "e": expiry (Unix
-seconds)}``, the signature its HMAC-SHA256 with the link secret (``INTERRUPT_CHAT_SECRET``, else
-one generated once and kept in the thread database). The owner key itself never appears in a
-link (the default owner is a browser's cookie). A link expires with its interrupt's
-``expiresAt``, else after ``INTERRUPT_CHAT_LINK_HOURS`` (24). Each works once (a use is a row in
-the database); the answer itself is claimed like every other (docs/decisions/0016). No link is
-made for an interrupt that asks for a secret (S23): that is typed in the app. See
-docs/decisions/0019.
+A token is ``<payload>.<signature>``, both unpadded base64url: the payload is JSON ``{"t": thread
+id, "i": interrupt id, "r": the run that raised it, "h": a keyed hash of the owner key, "e": expiry
+(Unix seconds)}``, the signature its HMAC-SHA256 with the server secret (``INTERRUPT_CHAT_SECRET``,
+else one generated once and kept in the thread database). Only the canonical spelling of a token
+parses (one link, one string), and a use is keyed on what the payload says, not on its spelling.
+A link expires with its interrupt's ``expiresAt``, else after ``INTERRUPT_CHAT_LINK_HOURS`` (24).
+Each works once (a use is a row in the database); the answer itself is claimed like every other
+(docs/decisions/0016). No link is made for an interrupt that asks for a secret (S23): that is
+typed in the app. See docs/decisions/0019.
+
+A person's identity key never leaves the server (a browser's anonymous key is as good as its
+session): outside it, :func:`public_person` names them, and a link carries only an HMAC of the
+key under the server secret, which nobody without the secret can invert or test guesses against.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import hmac
 import json
 import logging
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -26,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import reflex as rx
 
-from .agui.interrupts import is_secret_schema
+from .agui.interrupts import holds_secret
 from .store import secrets as stored_secrets
 from .store.types import ThreadDBError
 
@@ -34,8 +39,8 @@ if TYPE_CHECKING:
     from .agui import AgentSession
     from .threads_db import ThreadDB
 
-__all__ = ["DECIDE_PATH", "LINK_HOURS_ENV", "PUBLIC_URL_ENV", "SECRET_ENV", "Link", "make", "parse", "ready",
-           "token_id", "url_for"]
+__all__ = ["ANONYMOUS_PREFIX", "DECIDE_PATH", "LINK_HOURS_ENV", "PUBLIC_URL_ENV", "SECRET_ENV", "Link", "make",
+           "parse", "public_person", "ready", "url_for"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +49,8 @@ PUBLIC_URL_ENV = "INTERRUPT_CHAT_PUBLIC_URL"
 LINK_HOURS_ENV = "INTERRUPT_CHAT_LINK_HOURS"
 DECIDE_PATH = "/decide/"
 TOKEN_CHARS = 2_000  # a longer "token" is not one of ours
+ANONYMOUS_PREFIX = "anon-"  # public_person of a visitor without the app's login
+_B64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 
 @dataclass(frozen=True)
@@ -61,10 +68,46 @@ class Link:
         """Past its expiry."""
         return time.time() >= self.expires
 
+    @property
+    def use_id(self) -> str:
+        """The link's id in the table of used links: what it says, however it was spelled."""
+        said = json.dumps([self.thread_id, self.interrupt_id, self.run_id, self.owner_hash, int(self.expires)])
+        return hashlib.sha256(said.encode()).hexdigest()[:32]
+
+
+def _keyed(purpose: str, text: str) -> str:
+    """An HMAC-SHA256 of ``text`` under a key derived from the server secret for ``purpose`` (32 hex chars)."""
+    key = hmac.new(_secret(), f"interrupt_chat {purpose}".encode(), hashlib.sha256).digest()
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
+
 
 def owner_hash(owner_key: str) -> str:
-    """What a link says of its owner: a hash, never the key."""
-    return hashlib.sha256(owner_key.encode()).hexdigest()[:32]
+    """What a link says of its owner: an HMAC of the key under the server secret, never the key."""
+    return _keyed("link owner", owner_key)
+
+
+def public_person(owner_key: str, chat_cls: Any = None) -> str:
+    """How a person is named outside the server (notifications, webhooks, ``on_feedback``): never their key.
+
+    A chat with ``owner=fn`` names people by the app's own user id (the owner part of the key);
+    an anonymous visitor, whose key is their browser's secret, is ``anon-`` and an HMAC of it
+    under the server secret: stable while the secret is, and useless for signing in.
+
+    Args:
+        owner_key: ``<owner>|<chat state's full name>``.
+        chat_cls: the chat's state class (else found from the key's chat name).
+    """
+    if not owner_key:
+        return ""
+    owner, _, chat = owner_key.rpartition("|") if "|" in owner_key else (owner_key, "", "")
+    if chat_cls is None and chat:
+        try:
+            chat_cls = rx.State.get_class_substate(chat)
+        except ValueError:
+            chat_cls = None
+    if chat_cls is not None and getattr(chat_cls, "owner_fn", None) is not None:
+        return owner
+    return ANONYMOUS_PREFIX + _keyed("person", owner)
 
 
 def make(owner_key: str, thread_id: str, interrupt_id: str, run_id: str, expires: float) -> str:
@@ -76,7 +119,7 @@ def make(owner_key: str, thread_id: str, interrupt_id: str, run_id: str, expires
 
 
 def parse(token: str) -> Link | None:
-    """The link a token names, if its signature holds (expired or not); None for anything else."""
+    """The link a token names, if it is spelled as :func:`make` spells it and signed (expired or not); else None."""
     if not isinstance(token, str) or len(token) > TOKEN_CHARS or token.count(".") != 1:
         return None
     body, signature = token.split(".")
@@ -84,21 +127,19 @@ def parse(token: str) -> Link | None:
         if not hmac.compare_digest(_unb64(signature), _sign(body)):
             return None
         raw = json.loads(_unb64(body))
-        return Link(str(raw["t"]), str(raw["i"]), str(raw.get("r") or ""), str(raw["h"]), float(raw["e"]))
+        fields = raw["t"], raw["i"], raw["r"], raw["h"]
+        if not all(isinstance(f, str) for f in fields) or type(raw["e"]) is not int:
+            return None
+        return Link(*fields, float(raw["e"]))
     except (ValueError, KeyError, TypeError):
         return None
-
-
-def token_id(token: str) -> str:
-    """A token's id in the table of used links."""
-    return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def url_for(owner_key: str, session: AgentSession, interrupt_id: str) -> str:
     """The decision link of one open interrupt, or "" (a secret to type, a legacy set, no interrupt)."""
     pending = session.tracker.pending
     interrupt = next((i for i in pending.interrupts if i.id == interrupt_id), None) if pending else None
-    if pending is None or interrupt is None or _asks_for_secret(interrupt.response_schema):
+    if pending is None or interrupt is None or holds_secret(interrupt.response_schema):
         return ""
     hours = _hours()
     expires = time.time() + hours * 3600
@@ -116,16 +157,6 @@ def public_base() -> str:
     """Where people open the app: ``INTERRUPT_CHAT_PUBLIC_URL``, else Reflex's ``deploy_url``."""
     base = os.environ.get(PUBLIC_URL_ENV) or rx.config.get_config().deploy_url or "http://localhost:3000"
     return base.rstrip("/")
-
-
-def _asks_for_secret(schema: Any) -> bool:
-    """A masked field anywhere in the schema (S23)."""
-    if not isinstance(schema, dict):
-        return False
-    if is_secret_schema(schema):
-        return True
-    nested = [*(schema.get("properties") or {}).values(), schema.get("items"), schema.get("additionalProperties")]
-    return any(_asks_for_secret(part) for part in nested if isinstance(part, dict))
 
 
 def _hours() -> float:
@@ -183,4 +214,10 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Strict: the unpadded base64url alphabet only, and only the one spelling :func:`_b64` gives."""
+    if not _B64URL.fullmatch(text) or len(text) % 4 == 1:
+        raise ValueError("not unpadded base64url")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:  # unused low bits set: another spelling of the same bytes
+        raise ValueError("not the canonical spelling")
+    return data

@@ -10,7 +10,9 @@ Two receivers, either or both:
 
 Events: ``pending`` (an interrupt or a frontend-tool call waits for the person), ``decided`` (it
 was answered), ``expired``. A notification (:func:`notification`) names the request and never
-carries an answer's payload, a masked value, a header or a secret. Its ``id`` is stable, for the
+carries an answer's payload, a masked value, a header, a secret or the person's identity key: its
+``owner`` is the app's user id for a chat with ``owner=fn``, else ``anon-`` and an opaque HMAC of
+the key (:func:`interrupt_chat.links.public_person`). Its ``id`` is stable, for the
 receiver's de-duplication: delivery is at least once. Notifications go through an outbox in the
 thread database (:mod:`interrupt_chat.store.outbox`; in memory without one), delivered in the
 background by whichever worker claims them, retried with exponential backoff
@@ -83,12 +85,19 @@ def verify(secret: str, timestamp: str, body: bytes, signature: str, *, toleranc
 def notification(event: str, owner_key: str, thread_id: str, *, run_id: str = "", interrupt_id: str = "",
                  reason: str = "", message: str = "", tool: str = "", tool_call_id: str = "",
                  expires_at: str = "", decide_url: str = "") -> dict[str, Any]:
-    """One notification's body (only these fields: never a payload, a masked value, a header or a secret)."""
+    """One notification's body (only these fields: never a payload, a masked value, a header or a secret).
+
+    ``owner`` is :func:`~interrupt_chat.links.public_person` of ``owner_key``, never the key itself (an
+    anonymous visitor's key is their browser's secret); the ``id`` hashes only what the body shows.
+    """
+    from .links import public_person  # links read the database's secret
+
     if event not in EVENTS:
         raise ValueError(f"unknown notification event {event!r}")
-    request = interrupt_id or tool_call_id
-    stable = hashlib.sha256(json.dumps([event, owner_key, thread_id, run_id, request]).encode()).hexdigest()[:32]
-    return {"id": stable, "event": event, "owner": owner_key.rsplit("|", 1)[0], "thread_id": thread_id,
+    request, person = interrupt_id or tool_call_id, public_person(owner_key)
+    stable = hashlib.sha256(json.dumps([event, person, _chat_of(owner_key), thread_id, run_id,
+                                        request]).encode()).hexdigest()[:32]
+    return {"id": stable, "event": event, "owner": person, "thread_id": thread_id,
             "interrupt_id": interrupt_id, "tool_call_id": tool_call_id, "reason": reason,
             "message": message[:MESSAGE_CHARS], "tool": tool, "expires_at": expires_at,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "decide_url": decide_url}

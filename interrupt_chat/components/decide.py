@@ -1,6 +1,8 @@
 """``decide_page()``: the ``/decide/<token>`` page of decision links (README, "Approvals outside the chat").
 
-Add it to the app once: ``app.add_page(ic.decide_page, route="/decide/[token]")``.
+Add it to the app once: ``app.add_page(ic.decide_page, route="/decide/[token]")``. A request other than
+an approval (a form, a choice) is not answered here: the page shows it with ``decide-open``, a link to the
+app (``decide_page(app_path="/inbox")`` when the app has an inbox page).
 """
 
 from __future__ import annotations
@@ -10,9 +12,8 @@ from typing import Any, cast
 import reflex as rx
 
 from ..cards import Card
-from ..decide import INVALID, LOGIN, DecideState
+from ..decide import IN_APP, INVALID, LOGIN, DecideState
 from .chat import STYLESHEET
-from .interrupt_slot import _field
 
 __all__ = ["decide_page"]
 
@@ -20,7 +21,7 @@ _DONE = {"resolved": "Approved: your answer was sent.", "rejected": "Rejected: y
          "cancelled": "Cancelled.", "dismissed": "Dismissed.", "expired": "This request has expired."}
 
 
-def _open() -> rx.Component:
+def _open(app_path: str) -> rx.Component:
     card: Any = cast("Any", DecideState.card).to(Card)
     busy = DecideState.sending
     buttons = rx.hstack(
@@ -30,21 +31,17 @@ def _open() -> rx.Component:
                   disabled=busy, custom_attrs={"data-testid": "decide-reject"}),
         spacing="2",
     )
-    form = rx.form(
-        rx.foreach(card.fields, _field),
-        rx.hstack(rx.button("Send", type="submit", disabled=busy, custom_attrs={"data-testid": "decide-submit"}),
-                  rx.button("Reject", type="button", color_scheme="red", variant="soft", high_contrast=True,
-                            on_click=DecideState.reject, disabled=busy,
-                            custom_attrs={"data-testid": "decide-reject"}),
-                  spacing="2"),
-        on_submit=DecideState.submit, class_name="ic-form",
+    in_app = rx.vstack(  # a form or a choice: its fields are typed in the app, never through a link
+        rx.text(IN_APP, size="2"),
+        rx.link("Open the app", href=app_path, custom_attrs={"data-testid": "decide-open"}),
+        spacing="2",
     )
     return rx.card(
         rx.vstack(
             rx.heading(card.prompt, as_="h1", size="4", weight="medium"),
             rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name), size="2")),
             rx.cond(card.edit_args != "", rx.el.pre(card.edit_args, class_name="ic-args")),
-            rx.cond(card.kind == "form", form, buttons),
+            rx.cond(card.plain, buttons, in_app),
             rx.cond(DecideState.error != "", rx.callout(DecideState.error, color_scheme="red", size="1",
                                                         icon="triangle_alert", custom_attrs={"role": "alert"})),
             spacing="3", width="100%",
@@ -55,15 +52,19 @@ def _open() -> rx.Component:
     )
 
 
-def decide_page() -> rx.Component:
-    """The request a decision link names, with Approve / Reject (or its form); or why it cannot be answered."""
+def decide_page(app_path: str = "/") -> rx.Component:
+    """The request a decision link names, with Approve / Reject; or why it cannot be answered here.
+
+    Args:
+        app_path: where the "open the app" link of a request that is not an approval leads.
+    """
     done = rx.match(DecideState.action, *_DONE.items(), "Answered.")
     return rx.center(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         rx.el.main(
             rx.match(
                 DecideState.phase,
-                ("open", _open()),
+                ("open", _open(app_path)),
                 ("done", rx.callout(done, icon="check", custom_attrs={"data-testid": "decide-done",
                                                                       "data-action": DecideState.action})),
                 ("invalid", rx.callout(INVALID, icon="triangle_alert", color_scheme="red",

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import notifier
+from interrupt_chat import links, notifier
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.store import outbox
 from interrupt_chat.threads_db import ThreadDB
@@ -107,7 +107,8 @@ async def test_pending_and_decided_reach_the_webhook_signed_and_without_secrets(
     [interrupt_id] = tab.ids()
     assert pending["interrupt_id"] == interrupt_id and pending["thread_id"] == tab.chat.thread_id
     assert pending["reason"] == "input_required" and pending["message"] == "Enter your API key"
-    assert pending["owner"] == "owner-consistency" and pending["decide_url"] == ""  # a secret: no link (S23)
+    assert pending["owner"].startswith("anon-") and pending["decide_url"] == ""  # a secret: no link (S23)
+    assert pending["owner"] == links.public_person(tab.chat._owner_key)  # never the key (contracts 6.1)
     assert set(pending) == {"id", "event", "owner", "thread_id", "interrupt_id", "tool_call_id", "reason", "message",
                             "tool", "expires_at", "created_at", "decide_url"}
     await tab.resolve({"api_key": "hunter2-typed-secret"}, interrupt_id)
