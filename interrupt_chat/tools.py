@@ -4,7 +4,9 @@ The core (:mod:`interrupt_chat.agui.frontend_tools`) decides which calls wait an
 results are; this module declares a chat's tools from ``FrontendToolState`` subclasses, shows the
 waiting calls (``tool_waits``) and the agent's state (``agent_state``), and answers calls: a
 person through ``respond`` / ``decline`` / ``submit`` events, a server-side ``handle`` after the
-run. Answering runs in the chat's lock, so a double click sends one result (S28).
+run. Answering runs in the chat's lock, so a double click sends one result (S28). A call to a tool
+whose class has ``handle`` is the server's to answer, always: a person's answer to it is refused
+whatever the thread's state (a fresh state after a restart included).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
-from . import driver, notifier, persistence, routing
+from . import driver, links, notifier, persistence, routing
 from .agui import AgentSession, FrontendTool, FrontendTools, RunInFlight, ToolCallNotWaiting
 from .forms import FormError, check_answer
 from .mixins import ConcreteSubclasses
@@ -24,7 +26,7 @@ from .views import ToolWaitRow
 if TYPE_CHECKING:
     from .state import ChatState
 
-__all__ = ["FrontendToolState", "ToolHandlers", "answer", "attach"]
+__all__ = ["FrontendToolState", "ToolHandlers", "answer", "answered_on_server", "attach"]
 
 log = logging.getLogger(__name__)
 CLAIM_ATTEMPTS = 3
@@ -116,6 +118,11 @@ class ToolHandlers(rx.State, mixin=True):
             await driver.publish(chat, session)
 
 
+def answered_on_server(chat_cls: type[ChatState], tool_name: str) -> bool:
+    """Whether the chat's tool ``tool_name`` is answered by its class's ``handle`` (never by a person)."""
+    return any(tool.tool_name == tool_name and callable(getattr(tool, "handle", None)) for tool in chat_cls.tool_states)
+
+
 def attach(session: AgentSession, chat_cls: type[ChatState]) -> AgentSession:
     """Give a session its chat's tools (a new one, or one restored without them: tools are code)."""
     if chat_cls.tool_states and not session.tools:
@@ -142,6 +149,10 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
         for _ in range(CLAIM_ATTEMPTS):
             fresh = await persistence.refresh(chat, chat.thread_id)
             session = chat._session()
+            wait = next((w for w in session.tool_waits if w.tool_call_id == tool_call_id), None)
+            if wait is not None and answered_on_server(chat_cls, wait.name):  # the class says so, not a flag
+                log.info("a person's answer to the server-side tool %r was refused", wait.name)
+                return
             if fresh.busy or session.running:
                 chat.notice = "Wait for the current answer, or stop it."
                 return
@@ -170,6 +181,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
             return
         await driver.publish(chat, session, full=True, starting=session.running)
         owner, name = chat._owner_key, next((w.name for w in session.tool_waits if w.tool_call_id == tool_call_id), "")
+    await links.ready()  # the notification names the person by an HMAC under the server secret
     await notifier.emit(owner, [notifier.notification("decided", owner, session.thread_id, tool=name,
                                                       tool_call_id=tool_call_id)])
     if session.running:  # the last answer: the next run takes the results to the agent
