@@ -11,12 +11,14 @@ from __future__ import annotations
 import base64
 import io
 import logging
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import filetype
 
-__all__ = ["DEFAULT_TYPES", "Attachments", "StoredFile", "human_size", "refusal", "sniff", "thumbnail"]
+__all__ = ["DEFAULT_TYPES", "MAX_IMAGE_PIXELS", "Attachments", "StoredFile", "human_size", "refusal", "sniff",
+           "thumbnail"]
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,9 @@ MB = 1024 * 1024
 #: Images, PDF and plain text.
 DEFAULT_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain")
 THUMB_PIXELS = 96
+#: Pixels of an image that is taken (36 MP: an 8K screenshot, a 6000 x 6000 photo). Decoding costs about 4 bytes
+#: a pixel, whatever the file's size: a 440 KB PNG of 12000 x 12000 pixels would cost 550 MB to thumbnail.
+MAX_IMAGE_PIXELS = 36_000_000
 _TEXT_PROBE = 64 * 1024  # bytes of a text file checked for UTF-8 (the whole file when smaller)
 
 
@@ -94,13 +99,20 @@ def human_size(size: int) -> str:
     return f"{size / MB:.3g} MB"
 
 
-def refusal(name: str, data: bytes, mime: str | None, held: Sequence[int], limits: Attachments) -> str:
-    """Why this file cannot be attached ("" when it can), given the sizes of the files already held."""
+def refusal(name: str, data: bytes, mime: str | None, held: Sequence[int], limits: Attachments, *,
+            size: int | None = None) -> str:
+    """Why this file cannot be attached ("" when it can), given the sizes of the files already held.
+
+    ``data`` may be only the file's first ``max_file_bytes + 1`` bytes (what is read of an upload);
+    ``size`` is then the whole file's size (-1: unknown). None: ``data`` is the whole file.
+    """
     label = name or "The file"
     if len(held) >= limits.max_files:
         return f"{label}: a message takes at most {limits.max_files} files."
     if len(data) > limits.max_file_bytes:
-        return f"{label} is {human_size(len(data))}: the limit is {human_size(limits.max_file_bytes)} per file."
+        whole = len(data) if size is None else size
+        said = human_size(whole) if whole > limits.max_file_bytes else f"over {human_size(limits.max_file_bytes)}"
+        return f"{label} is {said}: the limit is {human_size(limits.max_file_bytes)} per file."
     if sum(held) + len(data) > limits.max_message_bytes:
         return f"{label}: the files of a message may be {human_size(limits.max_message_bytes)} together."
     if not data:
@@ -108,7 +120,26 @@ def refusal(name: str, data: bytes, mime: str | None, held: Sequence[int], limit
     if mime is None or not limits.accepts(mime):
         what = f"a {mime} file" if mime else "not a file type this chat knows"
         return f"{label} is {what} (by its content): accepted are {limits.described()}."
-    return ""
+    return _pixel_refusal(label, data, mime)
+
+
+def _pixel_refusal(label: str, data: bytes, mime: str) -> str:
+    """Why an image has too many pixels to be decoded ("" when it has not): from its header alone."""
+    if not mime.startswith("image/"):
+        return ""
+    from PIL import Image, UnidentifiedImageError  # imported on first use: the chat starts without it
+
+    limit = f"the limit is {MAX_IMAGE_PIXELS // 1_000_000} megapixels per image."
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the size is what is checked here
+            with Image.open(io.BytesIO(data)) as image:  # reads the header; decodes nothing
+                width, height = image.size
+    except Image.DecompressionBombError:  # Pillow's own cap (twice its MAX_IMAGE_PIXELS), far above ours
+        return f"{label} has too many pixels: {limit}"
+    except (UnidentifiedImageError, OSError, ValueError):
+        return ""  # not an image Pillow reads: nothing here decodes it
+    return f"{label} is {width} x {height} pixels: {limit}" if width * height > MAX_IMAGE_PIXELS else ""
 
 
 def thumbnail(data: bytes, mime: str) -> str:
@@ -118,7 +149,12 @@ def thumbnail(data: bytes, mime: str) -> str:
     from PIL import Image, UnidentifiedImageError  # imported on first use: the chat starts without it
 
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # its size is checked here
+            image = Image.open(io.BytesIO(data))
+        with image:
+            if image.width * image.height > MAX_IMAGE_PIXELS:  # refused before (refusal); never decoded here
+                return ""
             image.thumbnail((THUMB_PIXELS, THUMB_PIXELS))
             out = io.BytesIO()
             image.convert("RGBA").save(out, format="PNG", optimize=True)

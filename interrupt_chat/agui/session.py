@@ -92,6 +92,7 @@ class AgentSession:
         self.error: str | None = None
         self.last_run_id: str | None = None
         self.revision = 0  # the thread store's revision this copy was read at or last written as (0: never stored)
+        self.file_owner = ""  # whose stored files a run may send (the thread's owner; the chat sets it); "": none
         self.branches = Branches()  # the thread's forks (edits, regenerated answers): agui/branches.py
         # [run id, position of the first message it could add]: the shown path's runs that raised a set
         # (audit entries name them; a branch's runs are hidden with it)
@@ -122,6 +123,7 @@ class AgentSession:
             self.__dict__.setdefault(name, empty())
         self.__dict__.setdefault("_automatic_runs", 0)
         self.__dict__.setdefault("revision", 0)
+        self.__dict__.setdefault("file_owner", "")
         self.__dict__.setdefault("_run_start", 0)
 
     # -- building inputs -------------------------------------------------------------------------
@@ -132,7 +134,8 @@ class AgentSession:
         return RunAgentInput(
             thread_id=self.thread_id, run_id=new_id("run"), parent_run_id=parent_run_id,
             protocol_version=PROTOCOL_VERSION, state=self.transcript.state,
-            messages=resolve(self.transcript.to_messages()),  # files: read from the store (multimodal.py)
+            # files: read from the store, only the owner's (multimodal.py)
+            messages=resolve(self.transcript.to_messages(), owner=self.file_owner),
             tools=self.tools.declared(), context=list(self.context),
             forwarded_props={**self.forwarded_props, **(forwarded_props or {})}, resume=resume)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import reflex as rx
 
+from ..files import Attachments
 from .page_script import page_script
 
 __all__ = ["ATTACH_INPUT_ID", "UPLOAD_ID", "attach_button", "attachment_chips", "attachment_script", "drop_zone",
@@ -51,15 +52,20 @@ def attachment_script() -> rx.Component:
 def drop_zone(state: Any, *children: rx.Component) -> rx.Component:
     """The composer as a drop zone: files dropped on it (or chosen, or pasted) go to ``attach_files``.
 
-    Its file input is ``composer-attach``; clicks and keys on the zone stay the composer's.
+    Its file input is ``composer-attach``; clicks and keys on the zone stay the composer's. A file
+    larger than the chat takes is refused on the page, before it is sent (``refuse_dropped``); the
+    server checks every file again, and refuses a larger request whole (``attaching.request_cap``).
     """
+    limits = getattr(state, "attachment_limits", None) or Attachments()  # Chat(attachments=...), else the defaults
     zone = rx.upload(
         *children,
         id=UPLOAD_ID,
         multiple=True,
         no_click=True,
         no_keyboard=True,
+        max_size=limits.max_file_bytes,
         on_drop=state.attach_files(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop_rejected=state.refuse_dropped,
         class_name="ic-drop-zone",
         border="none",
         padding="0",

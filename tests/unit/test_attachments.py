@@ -147,7 +147,7 @@ async def test_a_file_outside_the_limits_is_refused_and_nothing_else_changes(cha
     assert "photo.png is a application/zip file (by its content)" in tab.chat.composer_error
     await chat.state.attach_files.fn(tab.chat, [upload(f"{i}.txt", b"t") for i in range(3)])
     assert len(tab.chat.attachments) == 3 and "at most 3 files" in tab.chat.composer_error
-    chat.state.remove_attachment.fn(tab.chat, tab.chat.attachments[0].file_id)
+    await chat.state.remove_attachment.fn(tab.chat, tab.chat.attachments[0].file_id)
     assert [a.name for a in tab.chat.attachments] == ["0.txt", "1.txt"] and tab.chat.composer_error == ""
     assert tab.requests() == []  # nothing was sent
 
