@@ -162,6 +162,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
         await publish(chat, session, full=True, starting=chat.status == "running", shown=True)
         await routing.route(state, chat_cls, session)
     _assign(chat, "signed_out", not owner)
+    _assign(chat, "shown_here", "1")  # this tab's reconnect restores the chat inside its hydrate (hydrate.py)
     return chat
 
 

@@ -18,6 +18,7 @@ from . import (
     attaching,
     branching,
     driver,
+    hydrate,
     identity,
     live,
     orphans,
@@ -43,6 +44,7 @@ __all__ = ["JSON", "ChatState", "InterruptState"]
 JSON = dict[str, Any] | list | str | int | float | bool | None
 
 identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
+hydrate.install()  # a reconnect's snapshot holds the restored thread (no flash of the defaults)
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -127,6 +129,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
     loaded: bool = False  # the owner's threads are in this state (False again in a fresh one: restart)
     decisions: list[dict[str, str]] = []  # the shown thread's audit trail
     signed_out: bool = False  # the tab has nobody (logged out, another origin): chat-signin, nothing works
+    shown_here: str = rx.SessionStorage("")  # "1" once this tab showed the chat: its reconnect restores it (hydrate.py)
 
     _sessions: dict[str, AgentSession] = {}
     _owner_key: str = ""  # the database key, resolved when the threads are restored

@@ -38,7 +38,7 @@ from .errors import (
     ToolCallNotWaiting,
 )
 from .frontend_tools import FrontendTool, FrontendTools, ToolWait, error_result, result_text
-from .interrupts import Decision, InterruptTracker, Pending
+from .interrupts import Decision, InterruptTracker, Pending, secret_parts
 from .multimodal import resolve, user_content
 from .predict import CONFIRM_TOOL, rejects
 from .sanitize import short_text
@@ -210,7 +210,10 @@ class AgentSession:
             if interrupt is None or not interrupt.tool_call_id:
                 continue
             if entry.status == "resolved" and "editedArgs" in payload and payload.get("approved") is not False:
-                self.transcript.set_tool_call_args(interrupt.tool_call_id, payload["editedArgs"])
+                # the call's arguments are shown and stored: a secret in them is masked (S23)
+                shown = secret_parts(payload, interrupt.response_schema, lambda _part: "[masked]")[0]
+                args = shown.get("editedArgs") if isinstance(shown, dict) else "[masked]"
+                self.transcript.set_tool_call_args(interrupt.tool_call_id, args)
             if entry.status == "cancelled" or payload.get("approved") is False:
                 self.transcript.set_tool_call_rejected(interrupt.tool_call_id)
 

@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import reflex as rx
+from reflex_base.vars.base import VarData
+from reflex_base.vars.function import FunctionStringVar
 
 from .attachments import message_attachments
 from .stream_text import stream_text
@@ -108,6 +110,19 @@ def _action(icon: str, label: str, testid: str, on_click: Any) -> rx.Component:
                           on_click=on_click, custom_attrs={"data-testid": testid, "aria-label": label, "title": label})
 
 
+def _copy(row: Any) -> Any:
+    """Copy in the click's own handler, from the message's source on the page (``stream_text.jsx``: ``icCopy``).
+
+    Safari and Firefox refuse a clipboard write that a server round trip answers; the streamed text is
+    only whole on the page.
+    """
+    stream, content = row.stream.to(str), row.content.to(str)
+    return FunctionStringVar.create(
+        f"((_e) => window.icCopy ? window.icCopy({stream!s}, {content!s}) : navigator.clipboard?.writeText({content!s}))",
+        _var_data=VarData.merge(stream._get_all_var_data(), content._get_all_var_data()),
+    )
+
+
 def _idle(state: Any) -> Any:
     """No run and no request open: edit and regenerate are offered."""
     return (state.status == "idle") | (state.status == "error")
@@ -162,7 +177,7 @@ def _actions(state: Any, row: Any, role: str) -> rx.Component:
     """Copy on every message; edit on the person's; thumbs up / down (and a comment) and regenerate on an answer."""
     if state is None:
         return rx.fragment()
-    copy = _action("copy", "Copy", "message-copy", state.copy_message(row.id))
+    copy = _action("copy", "Copy", "message-copy", _copy(row))
     if role != "assistant":
         edit = rx.cond(_idle(state) & (state.editing_id != row.id),
                        _action("pencil", "Edit", "message-edit", state.start_edit(row.id)))

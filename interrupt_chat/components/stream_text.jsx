@@ -126,6 +126,36 @@ if (typeof window !== "undefined") {
   };
 }
 
+// Copy reads a message's source on the page, in the click's own handler: a browser refuses a clipboard
+// write that does not come from a fresh user gesture (a round trip to the server is not one). The source
+// is the streamed text when it extends the var's prefix, else the var's text (a user's message as sent).
+function copyText(text) {
+  const fallback = () => {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    try {
+      document.execCommand("copy");
+    } finally {
+      area.remove();
+    }
+  };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).catch(fallback);
+  else fallback();
+}
+
+if (typeof window !== "undefined") {
+  window.icCopy = (key, base) => {
+    const entry = key ? entries.get(key) : null;
+    const prefix = typeof base === "string" ? base : "";
+    copyText(entry && entry.text.length >= prefix.length && entry.text.startsWith(prefix) ? entry.text : prefix);
+  };
+}
+
 function subscribe(key, callback) {
   let callbacks = listeners.get(key);
   if (!callbacks) listeners.set(key, (callbacks = new Set()));

@@ -182,8 +182,6 @@ def test_the_schema_tests_follow_refs_and_combinators_without_looping():
     assert not is_secret_schema({"writeOnly": False}) and not is_secret_schema(None)
 
 
-@pytest.mark.xfail(strict=True, reason="needs interrupt_chat/agui/session.py (not this file's owner's): "
-                   "_show_decisions must mask editedArgs' secrets before they become the call's arguments")
 def test_approved_edited_args_holding_a_secret_never_reach_the_transcript():
     """An approval whose ``editedArgs`` hold a secret: the call's shown (and stored) arguments are masked."""
     from interrupt_chat.agui.events import parse_event
