@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any, cast
 import reflex as rx
 
 from . import driver, persistence, queue, routing, rule_answers
-from .agui import AgentSession, InterruptTracker, Pending, Transcript
+from .agui import AgentSession, InterruptTracker, Pending, Transcript, interrupt_dict
 from .agui.message_views import ToolCallView
 from .agui.sanitize import short_text
 from .answers import conclude, record
 from .bulk import decide_all, item_key
 from .cards import Card, build_cards, refresh_expiry, steps_answer
 from .forms import FormError, edited_approval, payload_from_form
-from .policies import remember_fn
+from .policies import remember_fn, tool_name
 from .store import inbox as store_inbox
 from .threads_db import ThreadDBError
 from .views import InboxSet, InboxToolRow, ToolWaitRow, tool_rows, waits_for_person
@@ -61,14 +61,25 @@ async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
         await fill(chat)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Built:
-    """A waiting thread's cards and tool rows as built at one revision (shared by the tabs of a process)."""
+    """A waiting thread as the inbox lists it at one revision (shared by the tabs of a process).
+
+    ``stubs`` carry what the order and the filters need (id, reason, tool, expiry, run); the whole
+    cards (forms, arguments, checked schemas: the costly part) are built when a page shows the thread.
+    """
 
     revision: int
-    pending: Pending | None
-    cards: tuple[Card, ...]
+    tracker: InterruptTracker
+    transcript: Transcript
+    hide: frozenset[str]  # interrupts a rule answered (not listed, P2)
+    stubs: tuple[Card, ...]
     tools: tuple[tuple[str, str, str], ...]  # waiting tool calls: id, name, arguments as JSON
+    cards: dict[str, Card] | None = None
+
+    @property
+    def pending(self) -> Pending | None:
+        return self.tracker.pending
 
 
 @dataclass(frozen=True)
@@ -92,12 +103,13 @@ async def fill(chat: ChatState) -> None:
     """
     chat_cls = _chat(chat)
     waiting = await _waiting(chat, chat_cls)
+    rows = {row.thread_id: row for row in waiting}
     now = datetime.now(UTC)
     cards: list[Card] = []
     tools: list[InboxToolRow] = []
     for row in waiting:
         cards += [dataclasses.replace(c, thread_id=row.thread_id, thread_title=row.title, raised=row.raised,
-                                      key=item_key(row.thread_id, c.id)) for c in row.built.cards]
+                                      key=item_key(row.thread_id, c.id)) for c in row.built.stubs]
         tools += [InboxToolRow(row.thread_id, row.title, row.raised, *tool) for tool in row.built.tools]
     chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
     chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})
@@ -107,8 +119,9 @@ async def fill(chat: ChatState) -> None:
     chat.inbox_page = min(max(chat.inbox_page, 0), pages - 1)
     chat.inbox_total = len(listed)
     shown = listed[chat.inbox_page * PAGE_SIZE:(chat.inbox_page + 1) * PAGE_SIZE]
-    page_cards = [refresh_expiry(c, now) for c in shown if isinstance(c, Card)]
-    sets, taken = await _custom_sets(chat, chat_cls, {row.thread_id: row for row in waiting}, page_cards)
+    page_cards = [refresh_expiry(_whole(chat_cls, rows[c.thread_id], c), now)
+                  for c in shown if isinstance(c, Card)]
+    sets, taken = await _custom_sets(chat, chat_cls, rows, page_cards)
     page_cards = [c for c in page_cards if c.thread_id not in taken]
     # a selected request answered elsewhere meanwhile stays selected: a bulk action reports it as skipped
     chat._inbox_listed = {**{k: c for k, c in chat._inbox_listed.items() if k in chat.inbox_selected},
@@ -146,7 +159,7 @@ async def _waiting(chat: ChatState, chat_cls: type[ChatState]) -> list[_Waiting]
             session = sessions[head.thread_id]
             if waits_for_person(session):
                 rows.append(_Waiting(head.thread_id, title, raised, await _of_session(chat_cls, owner, session)))
-        elif (built := _cached(owner, head)) is not None and (built.cards or built.tools):
+        elif (built := _cached(owner, head)) is not None and (built.stubs or built.tools):
             rows.append(_Waiting(head.thread_id, title, raised, built))
     listed = {h.thread_id for h in heads}
     for thread_id, session in sessions.items():  # never saved, or the database is away: memory's copy
@@ -201,9 +214,28 @@ async def _from_body(chat_cls: type[ChatState], owner: str, body: store_inbox.Wa
 async def _build(chat_cls: type[ChatState], owner: str, revision: int, tracker: InterruptTracker,
                  transcript: Transcript, waits: list[ToolWaitRow]) -> _Built:
     pending = tracker.pending
-    hide = await rule_answers.answered_by_rule(owner, pending) if tracker.answers else ()
-    cards = build_cards(pending, tracker, transcript, hide, remember_fn(chat_cls.remember))
-    return _Built(revision, pending, tuple(cards), tuple((w.id, w.name, w.args_json) for w in waits))
+    hide = frozenset(await rule_answers.answered_by_rule(owner, pending) if tracker.answers else ())
+    tools = tuple((w.id, w.name, w.args_json) for w in waits)
+    if pending is None or pending.kind == "legacy":  # one card, cheap to build whole
+        cards = build_cards(pending, tracker, transcript, hide, remember_fn(chat_cls.remember))
+        return _Built(revision, tracker, transcript, hide, tuple(cards), tools, {c.id: c for c in cards})
+    stubs = tuple(Card(i.id, str(i.reason or ""), "", "", tool_name=tool_name(i, transcript),
+                       expires_at=str(interrupt_dict(i).get("expiresAt") or ""), run_id=pending.run_id or "")
+                  for i in pending.interrupts if i.id not in hide)
+    return _Built(revision, tracker, transcript, hide, stubs, tools)
+
+
+def _whole(chat_cls: type[ChatState], row: _Waiting, stub: Card) -> Card:
+    """The whole card of a listed stub (its thread's cards are built once per revision, when first shown)."""
+    return dataclasses.replace(_cards_of(chat_cls, row.built).get(stub.id, stub), thread_id=stub.thread_id,
+                               thread_title=stub.thread_title, raised=stub.raised, key=stub.key)
+
+
+def _cards_of(chat_cls: type[ChatState], built: _Built) -> dict[str, Card]:
+    if built.cards is None:
+        built.cards = {c.id: c for c in build_cards(built.pending, built.tracker, built.transcript, built.hide,
+                                                    remember_fn(chat_cls.remember))}
+    return built.cards
 
 
 async def _custom_sets(chat: ChatState, chat_cls: type[ChatState], rows: dict[str, _Waiting],
@@ -219,7 +251,7 @@ async def _custom_sets(chat: ChatState, chat_cls: type[ChatState], rows: dict[st
         if (pending is not None and slot is not None and slot.get_full_name() in chat_cls.renderers
                 and (await chat.get_state(slot)).render_in_chat):
             own = [dataclasses.replace(c, thread_id=thread_id, thread_title=row.title, raised=row.raised,
-                                       key=item_key(thread_id, c.id)) for c in row.built.cards]
+                                       key=item_key(thread_id, c.id)) for c in _cards_of(chat_cls, row.built).values()]
             wire = pending.wire_interrupts  # the set as the chat's slot sees it (S19)
             sets.append(InboxSet(thread_id, row.title, row.raised, pending.run_id or "", slot.get_full_name(),
                                  pending.wire_event, wire[0] if wire else None, wire, own,
