@@ -223,13 +223,15 @@ class AttachmentHandlers(rx.State, mixin=True):
     @rx.event
     async def attach_files(self, files: list[rx.UploadFile]):
         """Files chosen, dropped or pasted on the composer: each is checked, stored and shown, or refused."""
+        uploads = files if isinstance(files, list) else []
+        if not uploads:  # a drop the page refused whole still uploads nothing: keep what refuse_dropped said
+            return
         chat: ChatState = await driver.ready(self, type(self))  # type: ignore[arg-type]
         db = persistence.database()
         if db is None or not chat._owner_key:
             self.composer_error = NO_DATABASE
             return
         limits = limits_of(type(self))
-        uploads = files if isinstance(files, list) else []
         await _sweep(db, chat._owner_key)
         try:
             usage = list(await persistence.db_read(store.unsent_usage, db, chat._owner_key))
@@ -247,15 +249,19 @@ class AttachmentHandlers(rx.State, mixin=True):
 
     @rx.event
     def refuse_dropped(self, rejected: list[dict[str, Any]]):
-        """Files the page refused before uploading them (larger than a file may be): named in ``composer-error``."""
-        limit = human_size(limits_of(type(self)).max_file_bytes)
+        """Files the page refused before uploading them (larger than a file may be): named in ``composer-error``.
+
+        ``rejected``: ``[{name, size}]`` as the page sends them (hostile like any argument: only read).
+        """
+        limit = limits_of(type(self)).max_file_bytes
         items = rejected[:MAX_REASONS * 20] if isinstance(rejected, list) else []
         reasons = []
         for item in items:
-            file = item.get("file") if isinstance(item, dict) else None
-            raw = (file.get("path") or file.get("name")) if isinstance(file, dict) else None
-            reasons.append(f"{_name(raw if isinstance(raw, str) else None)} is over {limit}: the limit is {limit} "
-                           "per file.")
+            name, size = (item.get("name"), item.get("size")) if isinstance(item, dict) else (None, None)
+            big = isinstance(size, int) and not isinstance(size, bool) and size > limit
+            said = human_size(size) if big else f"over {human_size(limit)}"  # type: ignore[arg-type]
+            reasons.append(f"{_name(name if isinstance(name, str) else None)} is {said}: the limit is "
+                           f"{human_size(limit)} per file.")
         self.composer_error = _said(reasons)
 
     @rx.event

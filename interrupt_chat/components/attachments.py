@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars import Var
 
 from ..files import Attachments
 from .page_script import page_script
@@ -49,6 +50,12 @@ def attachment_script() -> rx.Component:
     return page_script("ChatAttach", _SCRIPT)
 
 
+def _names_and_sizes(rejected: Any) -> Any:
+    """react-dropzone's rejections, as ``[{name, size}]`` (a ``File`` itself reaches the server as ``{}``)."""
+    return Var(_js_expr=f"(({rejected}) || []).map((r) => ({{name: (r && r.file && r.file.name) || '', "
+                        "size: (r && r.file && r.file.size) || 0}))").to(list)
+
+
 def drop_zone(state: Any, *children: rx.Component) -> rx.Component:
     """The composer as a drop zone: files dropped on it (or chosen, or pasted) go to ``attach_files``.
 
@@ -65,7 +72,7 @@ def drop_zone(state: Any, *children: rx.Component) -> rx.Component:
         no_keyboard=True,
         max_size=limits.max_file_bytes,
         on_drop=state.attach_files(rx.upload_files(upload_id=UPLOAD_ID)),
-        on_drop_rejected=state.refuse_dropped,
+        on_drop_rejected=lambda rejected: state.refuse_dropped(_names_and_sizes(rejected)),
         class_name="ic-drop-zone",
         border="none",
         padding="0",

@@ -369,12 +369,19 @@ def test_the_cache_of_sent_files_is_kept_per_owner(database):
 
 async def test_a_file_the_page_refused_is_named_and_hostile_rejections_are_harmless(chat, agent):
     tab = await Tab(chat.state, agent[1]).load()
-    rejected = [{"file": {"path": "./big.bin", "relativePath": "./big.bin"},
-                 "errors": [{"code": "file-too-large", "message": "File is larger than 1048576 bytes"}]},
-                "junk", {"file": 5}, {"file": {"path": ["x"]}}]
+    rejected = [{"name": "big.bin", "size": 3 * MB}, "junk", {"name": 5, "size": "9"}, {"name": ["x"], "size": True}]
     chat.state.refuse_dropped.fn(tab.chat, rejected)
-    assert tab.chat.composer_error.startswith("big.bin is over 1 MB: the limit is 1 MB per file. file is over 1 MB")
-    chat.state.refuse_dropped.fn(tab.chat, [{"file": {"path": "x" * 10_000}}] * 10_000)  # bounded
+    assert tab.chat.composer_error == ("big.bin is 3 MB: the limit is 1 MB per file. file is over 1 MB: the limit is "
+                                       "1 MB per file. file is over 1 MB: the limit is 1 MB per file. file is over 1 "
+                                       "MB: the limit is 1 MB per file.")
+    chat.state.refuse_dropped.fn(tab.chat, [{"name": "x" * 10_000, "size": 2 * MB}] * 10_000)  # bounded
     assert len(tab.chat.composer_error) < 2000 and tab.chat.composer_error.endswith("more files were refused.")
     chat.state.refuse_dropped.fn(tab.chat, "not a list")
     assert tab.chat.composer_error == "" and tab.chat.attachments == []
+
+
+async def test_an_empty_upload_keeps_what_the_page_refused(chat, agent):
+    tab = await Tab(chat.state, agent[1]).load()
+    chat.state.refuse_dropped.fn(tab.chat, [{"name": "big.bin", "size": 3 * MB}])  # the page's refusal comes first
+    await chat.state.attach_files.fn(tab.chat, [])  # then react-dropzone's onDrop with no accepted file
+    assert tab.chat.composer_error == "big.bin is 3 MB: the limit is 1 MB per file."
