@@ -3,7 +3,8 @@
 A file's type is what its bytes say (magic numbers, through ``filetype``; text is UTF-8 without
 NUL), never its name or the browser's guess: a program renamed ``photo.png`` is refused. The
 limits are per file, per message and in number; each refusal names the file, the reason and the
-limit.
+limit. An image is also limited in pixels (``MAX_IMAGE_PIXELS``), read from its header before
+anything decodes it: a small file can hold an image that costs gigabytes to decode.
 """
 
 from __future__ import annotations
