@@ -182,7 +182,12 @@ def _origin_of(url: str) -> str:
         return ""
     default = {"http": 80, "https": 443}.get(parts.scheme)
     port = f":{port_number}" if port_number and port_number != default else ""
-    return f"{parts.scheme}://{parts.hostname}{port}".lower()
+    host = parts.hostname.lower()
+    host = "loopback" if host in _LOOPBACK else host  # one server's port, whichever loopback name it is opened by
+    return f"{parts.scheme.lower()}://{host}{port}"
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 def _own_origins(scope: Scope, headers: dict[str, str]) -> set[str]:
@@ -322,7 +327,7 @@ def install() -> None:
         finally:
             unbind(sid)
 
-    socketio.ASGIApp.__call__ = call  # type: ignore[method-assign]
+    socketio.ASGIApp.__call__ = call
     EventNamespace.on_connect = connect  # type: ignore[method-assign]
     EventNamespace.on_disconnect = disconnect  # type: ignore[method-assign]
     _installed = True

@@ -266,6 +266,9 @@ async def restore(chat: ChatState) -> None:
     """
     owner = await owner_of(chat)
     if chat._owner_key and owner != chat._owner_key:
+        from . import attaching  # (it builds on this module)
+
+        await attaching.forget(chat)  # the composer's files, and their unsent rows
         forget(chat)
     chat._owner_key, chat.signed_out = owner, not owner
     db = database()

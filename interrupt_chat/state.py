@@ -259,4 +259,5 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
             self.thread_id = session.thread_id
         elif session.client is None:  # restored from a pickle: clients (headers) are never pickled
             session.client = self._client()
+        session.file_owner = self._owner_key  # a run sends only this person's stored files (attaching._source)
         return attach(session, self.__class__)  # tools are code: never pickled either

@@ -390,8 +390,8 @@ async def test_finding09_s25_an_inbox_form_submitted_to_a_fresh_state_carries_it
     await a.send("choice")
     [interrupt_id] = a.ids()
     inbox = Tab(chats["plain"], agent[2])  # fresh: nothing loaded
-    await inbox.cls.inbox_submit_form.fn(inbox.chat, {"__interrupt_id": interrupt_id,
-                                                      "__thread_id": a.chat.thread_id, "color": "blue"})
+    await inbox.cls.inbox_submit_form.fn(inbox.chat, {"__interrupt_id": interrupt_id, "__thread_id": a.chat.thread_id,
+                                                      "__run_id": a.session.tracker.pending.run_id, "color": "blue"})
     [resume] = resumes(a.requests(), interrupt_id)
     assert resume["resume"][0]["payload"] == {"color": "blue"}
 

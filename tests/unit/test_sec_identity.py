@@ -98,8 +98,8 @@ async def test_the_identity_cookie_never_reaches_reflex_and_other_cookies_do():
     assert b"cookie" not in dict(scope["headers"])  # nothing else: no header at all
 
 
-@pytest.mark.parametrize("origin", ["http://localhost:3001", "http://evil.example", "null", "", None,
-                                    "http://localhost:3000.evil.example"])
+@pytest.mark.parametrize("origin", ["http://localhost:3001", "http://127.0.0.1:3001", "http://evil.example", "null", "",
+                                    None, "http://localhost:3000.evil.example", "https://localhost:3000"])
 async def test_a_socket_from_another_origin_gets_no_identity_even_with_the_cookie(origin):
     value = identity.issue(SECRET)
     scope, cookies = await admitted(handshake(origin=origin, cookie=f"{identity.COOKIE}={value}"))
@@ -108,7 +108,7 @@ async def test_a_socket_from_another_origin_gets_no_identity_even_with_the_cooki
 
 
 async def test_the_app_s_own_origins_are_its_deploy_url_its_backend_and_the_listed_ones(monkeypatch):
-    for origin in (APP, "http://localhost:8000", "HTTP://LOCALHOST:3000"):
+    for origin in (APP, "http://localhost:8000", "HTTP://LOCALHOST:3000", "http://127.0.0.1:3000", "http://[::1]:3000"):
         scope, _ = await admitted(handshake(origin=origin))
         assert scope[identity._SCOPE_KEY], origin
     monkeypatch.setenv(identity.ALLOWED_ORIGINS_ENV, "https://chat.example.com, http://127.0.0.1:3000")
