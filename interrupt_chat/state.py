@@ -13,25 +13,14 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from . import (
-    answers,
-    attaching,
-    branching,
-    driver,
-    hydrate,
-    identity,
-    live,
-    orphans,
-    paging,
-    persistence,
-    routing,
-    rule_answers,
-    sending,
-)
+from . import answers, attaching, branching, driver, live, orphans, paging, persistence, routing, rule_answers, sending
 from .agui import AgentClient, AgentSession
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .feedback import FeedbackHandlers
+from .hydrate import install as install_hydrate
+from .identity import install as install_identity
+from .identity import person_of
 from .inbox import InboxHandlers
 from .load import read_pause
 from .mixins import ConcreteSubclasses
@@ -43,8 +32,8 @@ __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
 
-identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
-hydrate.install()  # a reconnect's snapshot holds the restored thread (no flash of the defaults)
+install_identity()  # the anonymous identity on Reflex's socket (before the app serves a connection)
+install_hydrate()  # a reconnect's snapshot holds the restored thread (no flash of the defaults)
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -228,12 +217,8 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
         await routing.tick_expiry(self, self.__class__)
 
     def owner(self) -> str:
-        """Whose threads these are without ``chat(owner=...)``: this browser's identity, from the tab's socket.
-
-        "" while the socket has none (:mod:`interrupt_chat.identity`); never a new one made up here.
-        Called inside the state lock, by :func:`interrupt_chat.persistence.owner_of`.
-        """
-        return identity.person_of(self) or ""
+        """Without ``chat(owner=...)``: the browser's identity from the tab's socket, "" without one (never made up)."""
+        return person_of(self) or ""
 
     async def agent_headers(self) -> dict[str, str]:
         """The next run's headers: ``chat(headers=...)``, a mapping or ``fn(chat_state)`` (sync or async).

@@ -118,7 +118,8 @@ def _copy(row: Any) -> Any:
     """
     stream, content = row.stream.to(str), row.content.to(str)
     return FunctionStringVar.create(
-        f"((_e) => window.icCopy ? window.icCopy({stream!s}, {content!s}) : navigator.clipboard?.writeText({content!s}))",
+        f"((_e) => window.icCopy ? window.icCopy({stream!s}, {content!s})"
+        f" : navigator.clipboard?.writeText({content!s}))",
         _var_data=VarData.merge(stream._get_all_var_data(), content._get_all_var_data()),
     )
 

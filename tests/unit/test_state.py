@@ -822,7 +822,7 @@ async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_st
 async def test_no_agent_configured_shows_a_configuration_error_not_a_connection_error(agents, monkeypatch):
     """An embedding app with no agent_url, no INTERRUPT_CHAT_AGENT_URL and no registered default
     (no demo agent mounted) gets a clear configuration error in the chat, and nothing is sent."""
-    from interrupt_chat import identity, endpoint
+    from interrupt_chat import endpoint
 
     monkeypatch.delenv(endpoint.AGENT_URL_ENV, raising=False)
     monkeypatch.setattr(endpoint, "_registered", None)
