@@ -14,13 +14,12 @@ from typing import Any, ClassVar
 import reflex as rx
 
 from . import answers, attaching, branching, driver, live, orphans, paging, persistence, routing, rule_answers, sending
+from . import identity as browser_identity
 from .agui import AgentClient, AgentSession
 from .cards import Card
 from .endpoint import NO_AGENT_MESSAGE, default_agent_url
 from .feedback import FeedbackHandlers
 from .hydrate import install as install_hydrate
-from .identity import install as install_identity
-from .identity import person_of
 from .inbox import InboxHandlers
 from .load import read_pause
 from .mixins import ConcreteSubclasses
@@ -32,7 +31,7 @@ __all__ = ["JSON", "ChatState", "InterruptState"]
 
 JSON = dict[str, Any] | list | str | int | float | bool | None
 
-install_identity()  # the anonymous identity on Reflex's socket (before the app serves a connection)
+browser_identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
 install_hydrate()  # a reconnect's snapshot holds the restored thread (no flash of the defaults)
 
 
@@ -218,7 +217,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
 
     def owner(self) -> str:
         """Without ``chat(owner=...)``: the browser's identity from the tab's socket, "" without one (never made up)."""
-        return person_of(self) or ""
+        return browser_identity.person_of(self) or ""
 
     async def agent_headers(self) -> dict[str, str]:
         """The next run's headers: ``chat(headers=...)``, a mapping or ``fn(chat_state)`` (sync or async).
