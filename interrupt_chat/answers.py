@@ -97,6 +97,8 @@ async def record(chat: ChatState, thread_id: str, expects: Callable[[Pending | N
     Returns the outcome (None: nothing follows) and whether the copy was replaced meanwhile.
     """
     moved = False
+    if chat.signed_out or not chat._owner_key:  # nobody answers anything (I3)
+        return None, False
     for _ in range(CLAIM_ATTEMPTS):
         fresh = await persistence.refresh(chat, thread_id)
         session = chat._sessions.get(thread_id)

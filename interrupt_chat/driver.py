@@ -60,7 +60,13 @@ FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
 
 async def stop(chat: ChatState) -> bool:
-    """Stop the run in flight on the shown thread, if any, in whichever worker drives it (stop button)."""
+    """Stop the run in flight on the shown thread, if any, in whichever worker drives it (stop button).
+
+    The tab's person is checked first: a tab that logged out stops nobody's run.
+    """
+    await ready(chat, chat.__class__)
+    if chat.signed_out:
+        return False
     return await runs.stop(persistence.run_key(chat, chat.thread_id))
 
 
@@ -176,15 +182,18 @@ def _assign(state: rx.State, name: str, value: Any) -> None:
 
 
 async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
-                events: AsyncGenerator[BaseEvent, None]) -> None:
+                events: AsyncGenerator[BaseEvent, None], owner: str | None = None) -> None:
     """Stream a run into the view, then surface its pending set (S3), save the thread, count down.
 
     The thread was claimed for the run (:func:`interrupt_chat.persistence.commit`, ``in_flight``);
     the run is registered until its end is saved, so no other process reads the claim as orphaned.
+    ``owner``: the run's owner key (a run that goes on, S30); else the tab's when the run starts. The run
+    stays that person's: when the tab changes person meanwhile, it is saved as theirs and shown nowhere.
     """
     async with state:
         chat = await routing.chat_of(state, chat_cls)
-        key, owner = persistence.run_key(chat, session.thread_id), chat._owner_key  # the run's, whatever comes
+        owner = chat._owner_key if owner is None else owner  # the run's, whatever comes
+        key = (owner, session.thread_id) if owner else persistence.run_key(chat, session.thread_id)
         origin = tab_token(chat)
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.runs)
     outbox = streaming.Outbox(session.thread_id)
@@ -198,7 +207,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         chunks = []
         async with state:
             chat = await routing.chat_of(state, chat_cls)
-            if chat.thread_id == session.thread_id:  # the view may show another thread now (S25)
+            if chat.thread_id == session.thread_id and chat._owner_key == owner:  # another thread (S25) or person
                 chunks = await _stream(chat, session, outbox)
                 if route:
                     await routing.route(state, chat_cls, session)  # S4: RUN_STARTED removes the card
@@ -220,8 +229,9 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
         async with state:
             chat = await routing.chat_of(state, chat_cls)
-            chat.notice = notice or chat.notice
-            if summaries is not None and not chat.thread_query:
+            mine = chat._owner_key == owner  # the tab may serve another person now: nothing of this run shows
+            chat.notice = (notice if mine else "") or chat.notice
+            if summaries is not None and not chat.thread_query and mine:
                 chat._summaries = summaries
                 list_threads(chat)
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)
@@ -234,7 +244,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
             return
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
-        await drive(state, chat_cls, session, session.answer_handlers())
+        await drive(state, chat_cls, session, session.answer_handlers(), owner)
 
 
 async def _surface(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,
@@ -248,6 +258,8 @@ async def _surface(state: rx.State, chat_cls: type[ChatState], session: AgentSes
     call, chunks = None, []
     async with state:
         chat = await routing.chat_of(state, chat_cls)
+        if chat._owner_key != owner:  # the tab serves another person now: the set waits for its owner, unshown
+            return None, None
         by_rule = await rule_answers.apply(chat, session, rules)  # P2: before any card is drawn
         resuming = by_rule is not None and by_rule.events is not None
         if chat.thread_id == session.thread_id:
@@ -286,7 +298,7 @@ async def run_handlers(state: rx.State, chat_cls: type[ChatState]) -> None:
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         session = chat._sessions.get(chat.thread_id)
-        if session is None or not session.needs_handlers or session.running:
+        if session is None or not session.needs_handlers or session.running or chat.signed_out:
             return
         if await persistence.commit(chat, session, in_flight=True) not in (persistence.Commit.WON,
                                                                           persistence.Commit.LOCAL):

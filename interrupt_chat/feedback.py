@@ -77,7 +77,7 @@ async def rate(state: rx.State, message_id: str, rating: str | None, comment: st
         chat.feedback_comments = {**{k: v for k, v in chat.feedback_comments.items() if k != message_id},
                                   **({message_id: text} if text else {})}
     await _store(owner, thread_id, message_id, new, text, origin)
-    if chat_cls.on_feedback_fn is not None:
+    if chat_cls.on_feedback_fn is not None and owner:  # nobody's rating tells the app nothing
         await links.ready()  # the server secret, read off the event loop
         await _tell_app(chat_cls, {"owner": links.public_person(owner, chat_cls), "thread_id": thread_id,
                                    "message_id": message_id, "rating": new or None, "comment": text})

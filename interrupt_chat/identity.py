@@ -7,24 +7,30 @@ it only there:
 * A socket gets an identity only when its handshake's ``Origin`` is the app's own (its
   ``deploy_url``, its ``api_url``, the backend's own host, or ``INTERRUPT_CHAT_ALLOWED_ORIGINS``).
   A page on a sibling origin or port that opens a socket to the backend gets none, even though the
-  browser attaches the cookie (SameSite does not tell ports apart).
-* The cookie is taken out of the handshake's headers before Reflex reads them, so it never reaches
-  ``router.headers.cookie``, which Reflex sends back to the page in every state.
+  browser attaches the cookie (SameSite does not tell ports apart), and Reflex sees none of its
+  cookies (it echoes the handshake's headers to the page in ``router.headers``).
+* The identity cookie is taken out of the handshake's headers before Reflex reads them, so it never
+  reaches ``router.headers.cookie``, which Reflex sends back to the page in every state.
+* Two values of the cookie (one planted by a sibling host or a longer path) name nobody; the value
+  is issued anew. On https the cookie is ``__Host-interrupt_chat_id``, which no other host or path
+  can set.
 * The identity of a socket lives in this process, keyed by the Socket.IO session id, from the
   connect to the disconnect. A state asks for it with the session id of the event it is
-  processing (:func:`person_of`); a state whose socket is unknown here has no identity, and waits
-  for its real one: nothing is ever minted for it.
+  processing (:func:`person_of`); a state whose socket is unknown here keeps the person it served,
+  or has none, and waits for its real one: nothing is ever minted for it.
 
 The cookie's value is ``v1.<person>.<issued>.<mac>``: a random 128-bit person id, when this value was
 issued, and an HMAC-SHA256 of both with the server's identity secret (``INTERRUPT_CHAT_SECRET``,
 else one kept in the thread database, else this process's). It is re-issued with a fresh date on a
-connect a day after its issue, and refused 180 days after it (``MAX_AGE``): a copied value stops
-working, while a person who comes back keeps her threads. The person id is what the database keys
-an anonymous person's threads by; it is not enough to forge a cookie.
+connect a day after its issue, and refused 180 days after its issue (``MAX_AGE``): a value copied
+out of a browser that is not used again stops working then (one that keeps being used renews
+itself, like the browser's own). The person id is what the database keys an anonymous person's
+threads by; it is not enough to forge a cookie.
 
-A browser that still carries the readable cookie of versions before this one
-(``interrupt_chat_owner``) gets a new identity, and its threads move to it once (:func:`adopt`);
-the old cookie is deleted.
+A browser that still carries the readable cookie of earlier versions (``interrupt_chat_owner``) gets
+a new identity. Its threads move to it once only where the app opts in with
+``INTERRUPT_CHAT_ADOPT_LEGACY_IDS=1`` (the old id was readable by page scripts and sent in
+notifications, so whoever saw it could claim them); the old cookie is then deleted.
 """
 
 from __future__ import annotations
@@ -48,7 +54,9 @@ __all__ = ["ALLOWED_ORIGINS_ENV", "COOKIE", "LEGACY_COOKIE", "MAX_AGE", "bind", 
 log = logging.getLogger(__name__)
 
 COOKIE = "interrupt_chat_id"
-LEGACY_COOKIE = "interrupt_chat_owner"  # before 0.x: a 64-bit id that page scripts could read
+SECURE_COOKIE = "__Host-interrupt_chat_id"  # on https: no sibling host or path can set it (the __Host- prefix)
+LEGACY_COOKIE = "interrupt_chat_owner"  # earlier versions: a 64-bit id that page scripts could read
+ADOPT_LEGACY_ENV = "INTERRUPT_CHAT_ADOPT_LEGACY_IDS"  # "1": a browser's old readable id hands its threads over
 ALLOWED_ORIGINS_ENV = "INTERRUPT_CHAT_ALLOWED_ORIGINS"  # more origins of the app's own pages, comma-separated
 SECRET_ENV = "INTERRUPT_CHAT_SECRET"
 MAX_AGE = 180 * 24 * 3600  # seconds a cookie value is accepted after its issue
@@ -216,58 +224,67 @@ def origin_allowed(scope: Scope, headers: dict[str, str]) -> bool:
     return bool(origin) and _origin_of(origin) in _own_origins(scope, headers)
 
 
-def _split(raw_headers: list[tuple[bytes, bytes]]) -> tuple[dict[str, str], list[tuple[bytes, bytes]], dict[str, str]]:
-    """The handshake's headers by name, its headers without the identity cookies, and those cookies."""
+def _split(raw_headers: list[tuple[bytes, bytes]]) -> tuple[dict[str, str], list[tuple[bytes, bytes]], list[str],
+                                                     dict[str, list[str]]]:
+    """The handshake's headers by name, its headers without cookies, its other cookies, and the identity ones."""
     named: dict[str, str] = {}
     kept: list[tuple[bytes, bytes]] = []
-    ours: dict[str, str] = {}
+    others: list[str] = []
+    ours: dict[str, list[str]] = {}
     for name, value in raw_headers:
         lower = name.lower()
         text = value.decode("latin-1")
         if lower == b"cookie":
-            rest = []
             for part in text.split(";"):
                 key, _, val = part.strip().partition("=")
-                if key in (COOKIE, LEGACY_COOKIE):
-                    ours.setdefault(key, val.strip().strip('"'))
+                if key in (COOKIE, SECURE_COOKIE, LEGACY_COOKIE):
+                    ours.setdefault(key, []).append(val.strip().strip('"'))
                 elif part.strip():
-                    rest.append(part.strip())
-            if rest:
-                kept.append((name, "; ".join(rest).encode("latin-1")))
+                    others.append(part.strip())
             continue
         named.setdefault(lower.decode("latin-1"), text)
         kept.append((name, value))
-    return named, kept, ours
+    return named, kept, others, ours
+
+
+def _one(values: list[str] | None) -> str:
+    """A cookie's value when exactly one came: two (one planted by a sibling host or path) name nobody."""
+    return values[0] if values and len(values) == 1 else ""
 
 
 async def admit(scope: Scope, send: Send) -> tuple[Scope, Send]:
     """The handshake as Reflex may see it (no identity cookie), and a ``send`` that issues the cookie.
 
-    The identity found (or made) is left in the scope for the connect (``_SCOPE_KEY``).
+    The identity found (or made) is left in the scope for the connect (``_SCOPE_KEY``): "" for a
+    socket that gets none, absent when it cannot be told now (the secret is unavailable).
     """
-    named, kept, ours = _split(list(scope.get("headers") or []))
-    scope = {**scope, "headers": kept}
+    named, kept, others, ours = _split(list(scope.get("headers") or []))
     if not origin_allowed(scope, named):
-        scope[_SCOPE_KEY] = ""
-        if ours:
-            log.warning("identity: a socket from origin %r is refused an identity (not the app's own)",
+        # Reflex echoes the handshake's headers to the page (router.headers): another origin's page
+        # must not read the app's cookies through it, the login's included
+        scope = {**scope, "headers": kept, _SCOPE_KEY: ""}
+        if ours or others:
+            log.warning("identity: a socket from origin %r gets no identity and no cookies (not the app's own)",
                         named.get("origin", "")[:200])
         return scope, send
+    scope = {**scope, "headers": [*kept, (b"cookie", "; ".join(others).encode("latin-1"))] if others else kept}
     secret = await asyncio.to_thread(_load_secret) if _secret_value is None else _secret_value
-    if not secret:  # the database is down and holds the secret: no identity rather than a wrong one
-        scope[_SCOPE_KEY] = ""
+    if not secret:  # the database holds the secret and is down: unknown for now, never a wrong one
         return scope, send
-    found = verify(secret, ours.get(COOKIE, ""))
+    secure = scope.get("scheme") in ("https", "wss") or named.get("x-forwarded-proto") == "https"
+    name = SECURE_COOKIE if secure else COOKIE
+    found = verify(secret, _one(ours.get(name)))
     person, fresh = (found[0], time.time() - found[1] > REISSUE_AFTER) if found else (None, True)
     value = issue(secret, person) if fresh else ""
     scope[_SCOPE_KEY] = person or verify(secret, value)[0]  # type: ignore[index]  # a value just issued holds
-    legacy = ours.get(LEGACY_COOKIE, "")
+    legacy = _one(ours.get(LEGACY_COOKIE)) if os.environ.get(ADOPT_LEGACY_ENV) == "1" else ""
     if legacy and found is None and _plausible_legacy(legacy):
         scope[_LEGACY_KEY] = legacy
+    else:
+        legacy = ""
     if not value and not legacy:
         return scope, send
-    secure = scope.get("scheme") in ("https", "wss") or named.get("x-forwarded-proto") == "https"
-    extra = [(b"set-cookie", set_cookie_header(value, secure))] if value else []
+    extra = [(b"set-cookie", set_cookie_header(value, secure, name=name))] if value else []
     if legacy:  # the readable cookie of earlier versions: gone (its threads are adopted on the first load)
         extra.append((b"set-cookie", set_cookie_header("", secure, max_age=0, name=LEGACY_COOKIE)))
 
@@ -314,7 +331,8 @@ def install() -> None:
 
     async def connect(self: Any, sid: str, environ: dict, auth: Any = None) -> Any:
         scope = environ.get("asgi.scope") or {}
-        bind(sid, str(scope.get(_SCOPE_KEY) or ""), str(scope.get(_LEGACY_KEY) or ""))
+        if _SCOPE_KEY in scope:  # else unknown (no secret yet): such a tab keeps whom it served, gets nobody new
+            bind(sid, str(scope[_SCOPE_KEY] or ""), str(scope.get(_LEGACY_KEY) or ""))
         try:
             return await on_connect(self, sid, environ, auth)
         except BaseException:

@@ -449,10 +449,11 @@ class InboxHandlers(rx.State, mixin=True):
         async with self:
             if sort in queue.SORTS:
                 self.inbox_sort = sort
+            # only what the filters offer: a value from elsewhere is no filter of ours (and never held)
             if reason is not None:
-                self.inbox_reason = "" if reason == ANY else str(reason)
+                self.inbox_reason = str(reason) if reason in self.inbox_reasons else ""
             if tool is not None:
-                self.inbox_tool = "" if tool == ANY else str(tool)
+                self.inbox_tool = str(tool) if tool in self.inbox_tool_names else ""
             await fill(await driver.ready(self, _chat(self)))
 
     @rx.event(background=True)

@@ -265,7 +265,7 @@ async def restore(chat: ChatState) -> None:
     holds is dropped first.
     """
     owner = await owner_of(chat)
-    if chat._owner_key and owner != chat._owner_key:
+    if (chat._owner_key and owner != chat._owner_key) or (chat.signed_out and owner):  # (nobody's leftovers too)
         from . import attaching  # (it builds on this module)
 
         await attaching.forget(chat)  # the composer's files, and their unsent rows
@@ -323,6 +323,7 @@ async def refresh(chat: ChatState, thread_id: str) -> Fresh:
     if stored is None:
         return Fresh()
     carry_answers(mine, stored.session)
+    stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
     chat._sessions = {**chat._sessions, thread_id: stored.session}
     return Fresh(replaced=True, busy=stored.in_flight)
 
@@ -333,6 +334,7 @@ async def reload(chat: ChatState, thread_id: str) -> AgentSession | None:
     if stored is None:
         chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
         return None
+    stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
     chat._sessions = {**chat._sessions, thread_id: stored.session}
     return stored.session
 
@@ -368,6 +370,7 @@ async def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
     stored = await _read(chat, thread_id)
     if stored is None:
         return None
+    stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
     chat._sessions = {**chat._sessions, thread_id: stored.session}
     return stored.session
 
@@ -517,6 +520,10 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
+        if audits and notifier.wanted(owner):
+            from . import links  # (it builds on this module)
+
+            await links.ready()  # the notification names the person by an HMAC: the secret, off the loop
         await notifier.emit(owner, [notifier.notification("expired" if a.action == "expired" else "decided", owner,
                                                           a.thread_id, run_id=a.run_id or "",
                                                           interrupt_id=a.interrupt_id, reason=a.reason or "")

@@ -204,7 +204,8 @@ class PolicyHandlers(rx.State, mixin=True):
             owner = chat._owner_key
         found = await rows(owner)
         async with self:
-            self.policies, self.policies_loaded = found, True
+            if cast("ChatState", self)._owner_key == owner:  # the tab may serve another person by now
+                self.policies, self.policies_loaded = found, True
 
     @rx.event(background=True)
     async def revoke_policy(self, rule_id: str):
@@ -218,7 +219,8 @@ class PolicyHandlers(rx.State, mixin=True):
             return
         found = await rows(owner)
         async with self:
-            self.policies = found
+            if cast("ChatState", self)._owner_key == owner:
+                self.policies = found
 
 
 async def relist(chat: ChatState) -> None:

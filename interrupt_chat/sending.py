@@ -103,8 +103,11 @@ async def _saved(chat: ChatState, fresh: persistence.Fresh) -> persistence.Fresh
 async def set_headers(chat: ChatState, session: AgentSession) -> bool:
     """The next run's headers on the session's client (inside the lock).
 
-    Returns False, with an error shown, when ``chat(headers=fn)`` raised: nothing is sent.
+    Returns False, with an error shown, when ``chat(headers=fn)`` raised: nothing is sent. Also False,
+    silently, for a tab with nobody (:mod:`.identity`): it sends nothing, with the app's headers least of all.
     """
+    if chat.signed_out or not chat._owner_key:
+        return False
     try:
         headers = await chat.agent_headers()
     except Exception:  # the app's function: log it, keep the chat usable

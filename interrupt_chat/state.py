@@ -166,6 +166,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
     @rx.event
     async def new_thread(self):
         """Start a new, empty thread and show it."""
+        await driver.ready(self, self.__class__)  # the tab's person now (a log-out drops the last one's)
         session = self._new_session()
         self.thread_id = session.thread_id
         await driver.publish(self, session, full=True)

@@ -171,6 +171,7 @@ runs.HANDLERS[CHANNEL] = _on_message
 
 async def _follow(token: str, seen: Watch, notice: Notice) -> None:
     from .follow import follow  # the Reflex side: what a tab shows of the change
+    from .persistence import owner_of as owner_now  # (it builds on this module)
 
     try:
         async with modify(token, seen.state) as chat:
@@ -178,8 +179,8 @@ async def _follow(token: str, seen: Watch, notice: Notice) -> None:
                 if notice.thread_id == seen.thread_id and notice.rows is None:
                     await chat.follow_notice()  # type: ignore[attr-defined]
                 return
-            if chat is None or chat._owner_key != notice.owner:
-                _forget(notice.owner, token)
+            if chat is None or chat._owner_key != notice.owner or await owner_now(chat) != notice.owner:
+                _forget(notice.owner, token)  # (a log-out in the app, with no event since, is seen here too)
                 return
             call = await follow(chat, notice)
         if call is not None:  # S17: a set new to this tab owes its configuration's handler, outside the lock

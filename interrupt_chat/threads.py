@@ -72,7 +72,7 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
         notice, summaries = persistence.UNAVAILABLE_NOTICE, None
     async with state:
         chat = await routing.chat_of(state, chat_cls)
-        if summaries is not None and not chat.thread_query:
+        if summaries is not None and not chat.thread_query and chat._owner_key == owner:  # (a person switch)
             chat._summaries = summaries
         chat.notice = notice or chat.notice
         driver.list_threads(chat)

@@ -108,6 +108,8 @@ class ToolHandlers(rx.State, mixin=True):
         async with self:
             chat = cast("ChatState", self)
             await driver.ready(chat, chat.__class__)
+            if chat.signed_out:  # nobody sets what a run sends (nor leaves it for the next person)
+                return
             fresh = await persistence.refresh(chat, chat.thread_id)
             session = chat._session()
             if session.running or fresh.busy:
@@ -146,6 +148,8 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
         return
     async with state:
         chat = await driver.ready(state, chat_cls)  # a fresh state (a restart) loads the thread first
+        if chat.signed_out:  # nobody answers a tool call (I3)
+            return
         for _ in range(CLAIM_ATTEMPTS):
             fresh = await persistence.refresh(chat, chat.thread_id)
             session = chat._session()

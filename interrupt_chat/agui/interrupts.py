@@ -389,7 +389,7 @@ class InterruptTracker:
         if target is None:
             return Decision("ignored", interrupt_id=interrupt_id)
         if self.is_expired(target):
-            log.info("interrupt %s has expired; it can only be cancelled", target.id)
+            log.info("interrupt %r has expired; it can only be cancelled", target.id)
             return Decision("expired", interrupt_id=target.id)
         given = {} if payload is None else {"payload": payload}  # S7: no payload key unless given
         return self._record(pending, ResumeEntry(interrupt_id=target.id, status="resolved", **given))
@@ -435,13 +435,13 @@ class InterruptTracker:
     def _target(self, pending: Pending, interrupt_id: str | None, verb: str) -> Interrupt | None:
         if interrupt_id is None:
             if len(pending.interrupts) > 1:
-                log.warning("%s without interrupt_id while %d interrupts are open: targeting the first (%s)",
+                log.warning("%s without interrupt_id while %d interrupts are open: targeting the first (%r)",
                             verb, len(pending.interrupts), pending.interrupts[0].id)
             return pending.interrupts[0]
         for interrupt in pending.interrupts:
             if interrupt.id == interrupt_id:
                 return interrupt
-        log.warning("%s ignored: unknown interrupt_id %r (open: %s)", verb, interrupt_id, ", ".join(pending.ids))
+        log.warning("%s ignored: unknown interrupt_id %.100r (open: %.300r)", verb, interrupt_id, pending.ids)
         return None
 
     def _record(self, pending: Pending, entry: ResumeEntry) -> Decision:

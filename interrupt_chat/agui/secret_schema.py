@@ -171,9 +171,16 @@ def _for_index(applying: list[dict[str, Any]], index: int) -> list[Any]:
     return [f for f in found if isinstance(f, dict)]
 
 
+MAX_PATTERN_CHARS = 200  # an agent's pattern and a browser's key are both hostile: longer ones count as matching
+MAX_KEY_CHARS = 200
+
+
 def _matches(pattern: Any, key: str) -> bool:
+    text = str(pattern)
+    if len(text) > MAX_PATTERN_CHARS or len(key) > MAX_KEY_CHARS:
+        return True  # never run a long pattern on a long key (catastrophic backtracking): a secret, to be safe
     try:
-        return re.search(str(pattern), key) is not None
+        return re.search(text, key) is not None
     except re.error:
         return True  # a pattern we cannot read might match: count it
 

@@ -391,8 +391,8 @@ class AgentSession:
         self.tracker.observe(event)
         if event.type == EventType.RUN_ERROR:
             self.error = self.transcript.error
-            log.warning("run %s on %s failed (RUN_ERROR from the agent): %s", self.last_run_id, self.thread_id,
-                        self.error)
+            log.warning("run %r on %r failed (RUN_ERROR from the agent): %r", self.last_run_id, self.thread_id,
+                        (self.error or "")[:300])  # the agent's text: repr, so no line is forged
 
     def _failed(self, message: str, *, cancelled: bool = False, before_start: bool = False) -> None:
         if before_start:

@@ -443,7 +443,7 @@ class Transcript:
     def _activity_delta(self, event: ActivityDeltaEvent) -> None:
         message = self._by_id.get(event.message_id)
         if message is None or message.activity_content is None:
-            log.warning("ACTIVITY_DELTA for unknown activity %s ignored", event.message_id)
+            log.warning("ACTIVITY_DELTA for unknown activity %.100r ignored", event.message_id)
             return
         content = patched(message.activity_content, event.patch, "ACTIVITY_DELTA")
         if content is not UNCHANGED:

@@ -31,7 +31,10 @@ def secret(db: ThreadDB, name: str) -> str:
     except ThreadDBError:  # another worker stored it first (a unique key): read theirs
         pass
     with db._transaction("read a secret") as conn:
-        return str(conn.execute(select(t.c.value).where(t.c.name == name)).scalar())
+        stored = conn.execute(select(t.c.value).where(t.c.name == name)).scalar()
+    if not stored:  # the insert failed for another reason than a race (a locked file, a full disk)
+        raise ThreadDBError(f"the secret {name!r} could not be stored")
+    return str(stored)
 
 
 def use_once(db: ThreadDB, token_id: str) -> bool:
