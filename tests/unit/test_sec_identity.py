@@ -252,3 +252,89 @@ async def test_a_browser_with_the_readable_id_of_earlier_versions_keeps_its_thre
     assert tab.chat.thread_id == thread and tab.chat._owner_key.startswith("new-person|")
     again = await Socket(chats["anon"].state, "owner-legacy1", agent[1]).load()  # the old id is worth nothing now
     assert thread not in [t["id"] for t in again.chat.threads]
+
+
+async def test_a_socket_from_another_origin_gets_none_of_the_app_s_cookies():
+    """Reflex echoes the handshake's headers to the page (router.headers): a login's HttpOnly cookie too."""
+    value = identity.issue(SECRET)
+    scope, cookies = await admitted(handshake(origin="http://localhost:3001",
+                                              cookie=f"session=app-login-secret; {identity.COOKIE}={value}"))
+    assert scope[identity._SCOPE_KEY] == "" and cookies == []
+    assert b"cookie" not in dict(scope["headers"]) and b"app-login-secret" not in b"".join(v for _, v in scope["headers"])
+    own, _ = await admitted(handshake(cookie=f"session=app-login-secret; {identity.COOKIE}={value}"))
+    assert dict(own["headers"])[b"cookie"] == b"session=app-login-secret"  # the app's own page keeps its login
+
+
+async def test_two_values_of_the_cookie_name_nobody_of_them_and_https_uses_the_host_prefix():
+    planted, mine = identity.issue(SECRET, "P" * 22), identity.issue(SECRET, "M" * 22)
+    scope, [fresh] = await admitted(handshake(cookie=f"{identity.COOKIE}={planted}; {identity.COOKIE}={mine}"))
+    assert scope[identity._SCOPE_KEY] not in ("P" * 22, "M" * 22)
+    assert identity.verify(SECRET, cookie_value(fresh))[0] == scope[identity._SCOPE_KEY]
+    secure, [header] = await admitted({**handshake(origin="https://localhost:8000"), "scheme": "wss"})
+    assert header.decode().startswith(f"{identity.SECURE_COOKIE}=") and "Secure" in header.decode()
+    plain = identity.issue(SECRET, "H" * 22)  # on https only the __Host- cookie counts
+    again, _ = await admitted({**handshake(origin="https://localhost:8000", cookie=f"{identity.COOKIE}={plain}"),
+                               "scheme": "wss"})
+    assert again[identity._SCOPE_KEY] != "H" * 22
+
+
+async def test_without_the_secret_a_socket_is_unknown_not_nobody(monkeypatch):
+    monkeypatch.setattr(identity, "_secret_value", None)
+    monkeypatch.setattr(identity, "_load_secret", lambda: b"")  # the database holding it is down
+    scope, cookies = await admitted(handshake())
+    assert identity._SCOPE_KEY not in scope and cookies == []
+
+
+async def test_the_old_readable_id_hands_its_threads_over_only_where_the_app_opts_in(monkeypatch):
+    monkeypatch.delenv(identity.ADOPT_LEGACY_ENV, raising=False)
+    scope, cookies = await admitted(handshake(cookie=f"{identity.LEGACY_COOKIE}=owner-abc"))
+    assert identity._LEGACY_KEY not in scope and not any(identity.LEGACY_COOKIE.encode() in c for c in cookies)
+    monkeypatch.setenv(identity.ADOPT_LEGACY_ENV, "1")
+    scope, cookies = await admitted(handshake(cookie=f"{identity.LEGACY_COOKIE}=owner-abc"))
+    assert scope[identity._LEGACY_KEY] == "owner-abc"
+    assert any(c.startswith(f"{identity.LEGACY_COOKIE}=;".encode()) and b"Max-Age=0" in c for c in cookies)
+
+
+@pytest.fixture(scope="module")
+def slow_agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.01)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+async def test_a_person_switch_mid_run_shows_and_lists_nothing_of_the_run(slow_agent):
+    import asyncio
+
+    chat = ic.Chat(slow_agent[0], name="identity-midrun", owner=lambda chat: Who.name)
+    Who.name = "alice"
+    tab = await Socket(chat.state, "browser-3", slow_agent[1]).load()
+    run = asyncio.ensure_future(tab.send("long"))
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if tab.chat.status == "running":
+            break
+    alice_thread = tab.chat.thread_id
+    Who.name = "bob"
+    await tab.cls.new_thread.fn(tab.chat)  # bob's first event: alice's tab state is gone
+    await tab.cls.stop.fn(tab.chat)  # bob's stop stops nobody's run of alice's
+    await asyncio.sleep(0.3)
+    assert not run.done()  # alice's run goes on, as hers
+    alice_key = f"alice|{chat.state.get_full_name()}"
+    from interrupt_chat import runs
+
+    assert await runs.stop((alice_key, alice_thread))  # (the test ends it)
+    await run
+    assert alice_thread not in tab.chat._sessions and all(t["id"] != alice_thread for t in tab.chat.threads)
+    assert tab.chat._owner_key.startswith("bob|") and not tab.chat.signed_out
+    Who.name = "alice"
+
+
+async def test_nobody_sets_no_agent_state_for_the_next_person(chats, agent):
+    Who.name = None
+    tab = await Socket(chats["login"].state, "browser-4", agent[1]).load()
+    await tab.cls.set_agent_state.fn(tab.chat, {"planted": True})
+    Who.name = "carol"
+    await tab.send("hello as carol")
+    [last] = [r for r in agent[1].records() if "hello as carol" in str(r["messages"])]
+    assert "planted" not in str(last.get("state"))
+    Who.name = "alice"
