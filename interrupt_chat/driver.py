@@ -223,17 +223,8 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
-        call, by_rule = await _surface(state, chat_cls, session, outbox, owner)
-        resuming = by_rule is not None and by_rule.events is not None
-        notice = await _save_end(owner, session, key, origin, resuming)
-        summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
-        async with state:
-            chat = await routing.chat_of(state, chat_cls)
-            mine = chat._owner_key == owner  # the tab may serve another person now: nothing of this run shows
-            chat.notice = (notice if mine else "") or chat.notice
-            if summaries is not None and not chat.thread_query and mine:
-                chat._summaries = summaries
-                list_threads(chat)
+        call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
+    resuming = by_rule is not None and by_rule.events is not None
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)
         if notice and by_rule.events is not None:  # not saved: nothing is sent, the set opens again (S15)
             await by_rule.events.aclose()
@@ -245,6 +236,24 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
         await drive(state, chat_cls, session, session.answer_handlers(), owner)
+
+
+async def _end(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,
+               owner: str, key: runs.Key, origin: str
+               ) -> tuple[routing.HandlerCall | None, answers.Outcome | None, str]:
+    """The run's stream ended: surface its set (rules first), save its end, list the thread; the notice if any."""
+    call, by_rule = await _surface(state, chat_cls, session, outbox, owner)
+    resuming = by_rule is not None and by_rule.events is not None
+    notice = await _save_end(owner, session, key, origin, resuming)
+    summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        mine = chat._owner_key == owner  # the tab may serve another person now: nothing of this run shows
+        chat.notice = (notice if mine else "") or chat.notice
+        if summaries is not None and not chat.thread_query and mine:
+            chat._summaries = summaries
+            list_threads(chat)
+    return call, by_rule, notice
 
 
 async def _surface(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,

@@ -46,7 +46,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["ALLOWED_ORIGINS_ENV", "COOKIE", "LEGACY_COOKIE", "MAX_AGE", "bind", "install", "legacy_of",
            "origin_allowed", "person_of", "unbind"]
@@ -63,6 +63,9 @@ MAX_AGE = 180 * 24 * 3600  # seconds a cookie value is accepted after its issue
 REISSUE_AFTER = 24 * 3600  # a connect this long after the issue gets a fresh value
 _SCOPE_KEY = "interrupt_chat.person"  # the handshake's identity, as the ASGI wrapper found it
 _LEGACY_KEY = "interrupt_chat.legacy"
+_ISSUED_KEY = "interrupt_chat.issued"  # a value was issued on this handshake (its accept may not carry it)
+ISSUE_QUERY = "interrupt_chat_identity"  # GET <event url>/?interrupt_chat_identity=<tab token>: the cookie by HTTP
+TICKET_SECONDS = 120.0  # how long a socket's new identity waits for its page to fetch the cookie
 
 Scope = MutableMapping[str, Any]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -277,6 +280,7 @@ async def admit(scope: Scope, send: Send) -> tuple[Scope, Send]:
     person, fresh = (found[0], time.time() - found[1] > REISSUE_AFTER) if found else (None, True)
     value = issue(secret, person) if fresh else ""
     scope[_SCOPE_KEY] = person or verify(secret, value)[0]  # type: ignore[index]  # a value just issued holds
+    scope[_ISSUED_KEY] = bool(value)
     legacy = _one(ours.get(LEGACY_COOKIE)) if os.environ.get(ADOPT_LEGACY_ENV) == "1" else ""
     if legacy and found is None and _plausible_legacy(legacy):
         scope[_LEGACY_KEY] = legacy
@@ -296,6 +300,75 @@ async def admit(scope: Scope, send: Send) -> tuple[Scope, Send]:
         await send(message)
 
     return scope, issuing
+
+
+# -- the cookie by HTTP: servers that drop a WebSocket accept's headers (Granian) -------------------------------
+#
+# The page asks ``GET <event url>/?interrupt_chat_identity=<its tab token>`` once it has loaded
+# (``components/identity_cookie.py``). A socket that was issued a new value leaves a ticket under its
+# tab's token, in Redis where the workers share one (any worker may answer the page), else in this
+# process; the answer sets the cookie for that socket's person, once, and only for the app's own
+# origins. A request that already carries a valid cookie gets a fresh one a day after its issue.
+
+_tickets: dict[str, tuple[str, float]] = {}  # tab token -> (person, expiry), without Redis
+
+
+def _ticket_key(token: str) -> str:
+    return "interrupt_chat:identity-ticket:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+async def _hold_ticket(token: str, person: str) -> None:
+    from .runs import shared_redis
+
+    try:
+        redis = await shared_redis()
+        if redis is not None:
+            await redis.set(_ticket_key(token), person, ex=int(TICKET_SECONDS))
+            return
+    except Exception:  # Redis down: this process may still answer the page
+        log.warning("identity: the ticket for a new identity could not be kept in Redis", exc_info=True)
+    now = time.monotonic()
+    for stale in [k for k, (_, until) in _tickets.items() if until < now]:
+        _tickets.pop(stale, None)
+    if len(_tickets) < 100_000:
+        _tickets[token] = (person, now + TICKET_SECONDS)
+
+
+async def _take_ticket(token: str) -> str:
+    from .runs import shared_redis
+
+    found = _tickets.pop(token, None)
+    if found is not None and found[1] >= time.monotonic():
+        return found[0]
+    try:
+        redis = await shared_redis()
+        if redis is not None:
+            value = await redis.getdel(_ticket_key(token))
+            return value.decode() if isinstance(value, bytes) else str(value or "")
+    except Exception:  # Redis down: the page asks again
+        log.warning("identity: the ticket for a new identity could not be read from Redis", exc_info=True)
+    return ""
+
+
+async def serve_cookie(scope: Scope, send: Send) -> None:
+    """Answer the page's request for its identity cookie (204 with ``Set-Cookie``, else 204, 403 or 404)."""
+    named, _, _, ours = _split(list(scope.get("headers") or []))
+    status, headers = 204, [(b"cache-control", b"no-store")]
+    if not origin_allowed(scope, named):
+        status = 403
+    else:
+        secret = await asyncio.to_thread(_load_secret) if _secret_value is None else _secret_value
+        secure = scope.get("scheme") in ("https", "wss") or named.get("x-forwarded-proto") == "https"
+        name = SECURE_COOKIE if secure else COOKIE
+        found = verify(secret, _one(ours.get(name))) if secret else None
+        token = (parse_qs((scope.get("query_string") or b"").decode("latin-1")).get(ISSUE_QUERY) or [""])[0][:200]
+        person = found[0] if found else await _take_ticket(token) if token and secret else ""
+        if not secret or not person:
+            status = 404  # not yet (the socket's connect comes first): the page asks again
+        elif not found or time.time() - found[1] > REISSUE_AFTER:
+            headers.append((b"set-cookie", set_cookie_header(issue(secret, person), secure, name=name)))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 def _plausible_legacy(value: str) -> bool:
@@ -325,6 +398,9 @@ def install() -> None:
     on_disconnect = EventNamespace.on_disconnect
 
     async def call(self: Any, scope: Scope, receive: Any, send: Send) -> None:
+        if scope.get("type") == "http" and ISSUE_QUERY.encode() in (scope.get("query_string") or b""):
+            await serve_cookie(scope, send)
+            return
         if scope.get("type") in ("websocket", "http"):
             scope, send = await admit(scope, send)
         await asgi_call(self, scope, receive, send)
@@ -333,6 +409,9 @@ def install() -> None:
         scope = environ.get("asgi.scope") or {}
         if _SCOPE_KEY in scope:  # else unknown (no secret yet): such a tab keeps whom it served, gets nobody new
             bind(sid, str(scope[_SCOPE_KEY] or ""), str(scope.get(_LEGACY_KEY) or ""))
+            token = (parse_qs(environ.get("QUERY_STRING", "")).get("token") or [""])[0]
+            if scope.get(_ISSUED_KEY) and scope[_SCOPE_KEY] and token:
+                await _hold_ticket(token, str(scope[_SCOPE_KEY]))
         try:
             return await on_connect(self, sid, environ, auth)
         except BaseException:

@@ -310,6 +310,11 @@ async def stop(key: Key) -> bool:
     return await _registry.stop(key)
 
 
+async def shared_redis() -> Redis | None:
+    """The Redis client the workers share (Reflex's), or None for one process without Redis."""
+    return await _registry._connect()
+
+
 async def alive(key: Key) -> bool:
     """Whether the run ``key`` still has a driver somewhere (see :meth:`Registry.alive`)."""
     return await _registry.alive(key)

@@ -16,6 +16,7 @@ from ..tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
 from .history import HistoryRows, history_focus, history_more
+from .identity_cookie import identity_cookie
 from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import ToolRenderers, message_row, policy_note
 from .notify import notify_toggle
@@ -164,6 +165,7 @@ def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptS
     return rx.box(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         chat_behaviour(),
+        identity_cookie(),  # the identity cookie by HTTP too (a server may drop the socket accept's headers)
         rx.hstack(run_status(state), rx.spacer(), header or rx.fragment(), notify_toggle(), align="center",
                   width="100%", class_name="ic-toolbar"),
         _messages(state, tool_renderers),

@@ -260,7 +260,8 @@ async def test_a_socket_from_another_origin_gets_none_of_the_app_s_cookies():
     scope, cookies = await admitted(handshake(origin="http://localhost:3001",
                                               cookie=f"session=app-login-secret; {identity.COOKIE}={value}"))
     assert scope[identity._SCOPE_KEY] == "" and cookies == []
-    assert b"cookie" not in dict(scope["headers"]) and b"app-login-secret" not in b"".join(v for _, v in scope["headers"])
+    assert b"cookie" not in dict(scope["headers"])
+    assert b"app-login-secret" not in b"".join(v for _, v in scope["headers"])
     own, _ = await admitted(handshake(cookie=f"session=app-login-secret; {identity.COOKIE}={value}"))
     assert dict(own["headers"])[b"cookie"] == b"session=app-login-secret"  # the app's own page keeps its login
 
@@ -270,7 +271,7 @@ async def test_two_values_of_the_cookie_name_nobody_of_them_and_https_uses_the_h
     scope, [fresh] = await admitted(handshake(cookie=f"{identity.COOKIE}={planted}; {identity.COOKIE}={mine}"))
     assert scope[identity._SCOPE_KEY] not in ("P" * 22, "M" * 22)
     assert identity.verify(SECRET, cookie_value(fresh))[0] == scope[identity._SCOPE_KEY]
-    secure, [header] = await admitted({**handshake(origin="https://localhost:8000"), "scheme": "wss"})
+    _, [header] = await admitted({**handshake(origin="https://localhost:8000"), "scheme": "wss"})
     assert header.decode().startswith(f"{identity.SECURE_COOKIE}=") and "Secure" in header.decode()
     plain = identity.issue(SECRET, "H" * 22)  # on https only the __Host- cookie counts
     again, _ = await admitted({**handshake(origin="https://localhost:8000", cookie=f"{identity.COOKIE}={plain}"),
@@ -338,3 +339,33 @@ async def test_nobody_sets_no_agent_state_for_the_next_person(chats, agent):
     [last] = [r for r in agent[1].records() if "hello as carol" in str(r["messages"])]
     assert "planted" not in str(last.get("state"))
     Who.name = "alice"
+
+
+async def http_cookie(origin: str | None = APP, cookie: str | None = None, token: str = "tab-1"
+                      ) -> tuple[int, list[bytes]]:
+    """``GET <event url>/?interrupt_chat_identity=<token>`` as the page sends it: status, Set-Cookie headers."""
+    scope = {**handshake(origin=origin, cookie=cookie), "type": "http", "scheme": "http",
+             "query_string": f"{identity.ISSUE_QUERY}={token}".encode()}
+    sent: list[dict[str, Any]] = []
+
+    async def send(message):
+        sent.append(message)
+
+    await identity.serve_cookie(scope, send)
+    return sent[0]["status"], [v for k, v in sent[0]["headers"] if k == b"set-cookie"]
+
+
+async def test_the_page_gets_its_socket_s_new_identity_by_http_once():
+    """Granian drops a WebSocket accept's headers: the page fetches the cookie its socket's person was issued."""
+    await identity._hold_ticket("tab-1", "Q" * 22)
+    assert await http_cookie(origin="http://localhost:3001") == (403, [])  # not the app's page: nothing
+    status, [header] = await http_cookie()
+    assert status == 204 and identity.verify(SECRET, cookie_value(header))[0] == "Q" * 22
+    assert "HttpOnly" in header.decode() and "SameSite=Lax" in header.decode()
+    assert await http_cookie() == (404, [])  # the ticket is used: another page cannot take it again
+    assert await http_cookie(token="tab-unknown") == (404, [])
+    fresh = identity.issue(SECRET, "Q" * 22)
+    assert await http_cookie(cookie=f"{identity.COOKIE}={fresh}") == (204, [])  # held already: nothing new
+    old = identity.issue(SECRET, "Q" * 22, now=time.time() - identity.REISSUE_AFTER - 60)
+    status, [renewed] = await http_cookie(cookie=f"{identity.COOKIE}={old}")
+    assert identity.verify(SECRET, cookie_value(renewed))[0] == "Q" * 22 and cookie_value(renewed) != old
