@@ -353,7 +353,8 @@ async def _take_ticket(token: str) -> str:
 async def serve_cookie(scope: Scope, send: Send) -> None:
     """Answer the page's request for its identity cookie (204 with ``Set-Cookie``, else 204, 403 or 404)."""
     named, _, _, ours = _split(list(scope.get("headers") or []))
-    status, headers = 204, [(b"cache-control", b"no-store")]
+    # closed after the answer: the page keeps no idle connection to the backend beside its socket
+    status, headers = 204, [(b"cache-control", b"no-store"), (b"connection", b"close")]
     if not origin_allowed(scope, named):
         status = 403
     else:
