@@ -236,3 +236,48 @@ def test_a_slot_answering_through_its_configuration_is_refused_in_the_inbox():
     chat.view()
     with pytest.raises(TypeError, match=r"handler_slot.*SetHandler\.resolve\(\).*slot\.resolve"):
         chat.inbox()
+
+
+class SetRefused(SetApprovals):
+    """Tool approvals in a chat that lets no rule remember ``delete_files``."""
+
+
+class SetDemo(ic.InterruptState):
+    """Every set of the demo agent's chat."""
+
+
+async def test_a_remember_the_chat_refuses_is_said_in_slot_error(pydantic_ai, database):
+    chat = ic.Chat(pydantic_ai, interrupts=[(SetRefused, simple_slot)], name="slot-sets-refused",
+                   remember=["send_report"])
+    tab = await Tab(chat.state, "owner-refused").load()
+    await tab.send("delete the temp files")
+    [interrupt_id] = tab.pending_ids()
+    slot = ic.SlotProps.of(SetRefused)
+    assert page_value(slot.rememberable, tab.states()) is False  # the slot can leave the button out
+    assert page_value(slot.error, tab.states()) == ""
+    args = event_args(slot.remember("always", "allow"), tab.states())
+    assert args[0] == interrupt_id
+    await SetRefused.remember_rule.fn(await tab.chat.get_state(SetRefused), *args)
+    assert "cannot be remembered" in page_value(slot.error, tab.states())  # said, not silently nothing
+    assert tab.pending_ids() == [interrupt_id] and database.decisions(tab.chat._owner_key) == []
+
+
+async def test_slot_remember_makes_the_rule_and_answers(database):
+    from interrupt_chat.demo_agent import create_app
+    from tests.unit.agents import serve_in_thread
+    app = create_app(delay=0.0)
+    with serve_in_thread(app) as base:
+        chat = ic.Chat(f"{base}/", interrupts=[(SetDemo, simple_slot)], name="slot-sets-demo")
+        tab = await Tab(chat.state, "owner-remember").load()
+        await tab.send("approval")
+        [interrupt_id] = tab.pending_ids()
+        slot = ic.SlotProps.of(SetDemo)
+        assert page_value(slot.rememberable, tab.states()) is True
+        args = event_args(slot.remember("always", "allow"), tab.states())
+        assert args[0] == interrupt_id and args[1]
+        await SetDemo.remember_rule.fn(await tab.chat.get_state(SetDemo), *args)
+        assert tab.pending_ids() == []
+        resumes = [r for r in app.state.store.records(tab.chat.thread_id) if r.get("resume")]
+        assert [r["resume"][0]["interruptId"] for r in resumes] == [interrupt_id]
+        await tab.send("approval")  # the rule answers the next one: no card
+        assert tab.pending_ids() == []
