@@ -123,9 +123,12 @@ async def fill(chat: ChatState) -> None:
                   for c in shown if isinstance(c, Card)]
     sets, taken = await _custom_sets(chat, chat_cls, rows, page_cards)
     page_cards = [c for c in page_cards if c.thread_id not in taken]
+    # a custom slot's requests are rows too: selected, counted and bulk-answered like the cards (not answered ones)
+    selectable = [*page_cards, *(c for e in sets for c in e.cards if not c.answered)]
     # a selected request answered elsewhere meanwhile stays selected: a bulk action reports it as skipped
     chat._inbox_listed = {**{k: c for k, c in chat._inbox_listed.items() if k in chat.inbox_selected},
-                          **{c.key: c for c in page_cards}}
+                          **{c.key: c for c in selectable}}
+    chat.inbox_selectable = [c.key for c in selectable]
     # the set each shown row belongs to: an answer that names no run is taken as an answer to it
     chat._inbox_runs = {**{c.thread_id: c.run_id for c in page_cards}, **{e.thread_id: e.run_id for e in sets}}
     chat.inbox, chat.inbox_sets = page_cards, sets
@@ -344,8 +347,14 @@ async def _schema(state: rx.State, chat_cls: type[ChatState], thread_id: str, in
 
 
 def _card_error(chat: ChatState, thread_id: str, interrupt_id: str, message: str) -> None:
-    chat.inbox = [dataclasses.replace(c, error=message) if (c.thread_id, c.id) == (thread_id, interrupt_id) else c
-                  for c in chat.inbox]
+    """Say why an answer was refused on its card: a default card's, or one of a custom slot's set (``slot.error``)."""
+    def said(card: Card) -> Card:
+        return dataclasses.replace(card, error=message) if (card.thread_id, card.id) == (thread_id, interrupt_id) \
+            else card
+
+    chat.inbox = [said(c) for c in chat.inbox]
+    chat.inbox_sets = [dataclasses.replace(e, cards=[said(c) for c in e.cards]) if e.thread_id == thread_id else e
+                       for e in chat.inbox_sets]
 
 
 async def remember(state: rx.State, chat_cls: type[ChatState], thread_id: str, interrupt_id: str, run_id: str,
@@ -400,6 +409,7 @@ class InboxHandlers(rx.State, mixin=True):
     inbox_reasons: list[str] = []  # what the filters offer
     inbox_tool_names: list[str] = []
     inbox_selected: list[str] = []  # bulk.item_key of each selected request
+    inbox_selectable: list[str] = []  # the keys "Select all" takes: the shown page's cards and custom slots' requests
     _inbox_listed: dict[str, Card] = {}  # the requests listed, and the selected ones listed before
     _inbox_runs: dict[str, str] = {}  # thread id -> the run of the set its shown row belongs to
     inbox_bulk_verb: str = ""  # approve | reject while the confirmation is open
@@ -487,7 +497,7 @@ class InboxHandlers(rx.State, mixin=True):
     @rx.event
     def inbox_select_all(self, checked: bool):
         """Select every listed request (the shown page), or none."""
-        self.inbox_selected = [c.key for c in self.inbox][:MAX_SELECTED] if checked is True else []
+        self.inbox_selected = list(self.inbox_selectable)[:MAX_SELECTED] if checked is True else []
 
     @rx.event
     def inbox_bulk_ask(self, verb: str):

@@ -115,21 +115,76 @@ def _tool_item(state: type[ChatState], row: Any, chat_path: str) -> rx.Component
 
 def _slot_props(state: type[ChatState], config: type[InterruptState], entry: Any) -> SlotProps:
     """A waiting set's props for its slot's ``render_fn``, answered through the inbox (bound to its thread and run)."""
-    return SlotProps(state=config, event=entry.event.to(dict[str, Any]), interrupt=entry.interrupt.to(dict[str, Any]),
-                     interrupts=entry.interrupts.to(list[dict[str, Any]]), result=rx.Var.create(None),
-                     cards=entry.cards,
-                     resolve=lambda payload=None, interrupt_id=None: state.inbox_resolve(
-                         entry.thread_id, payload, interrupt_id, entry.run_id),
-                     cancel=lambda interrupt_id=None: state.inbox_cancel(entry.thread_id, interrupt_id, entry.run_id))
+    def answer(verb: str, payload: Any, interrupt_id: Any) -> Any:
+        if verb == "resolve":
+            return state.inbox_resolve(entry.thread_id, payload, interrupt_id, entry.run_id)
+        return state.inbox_cancel(entry.thread_id, interrupt_id, entry.run_id)
+
+    return SlotProps.bound(config, entry.event, entry.interrupt.to(dict[str, Any]), entry.interrupts,
+                           rx.Var.create(None), entry.cards, entry.run_id, rx.Var.create(False), answer,
+                           lambda interrupt_id, run_id, scope, effect: state.inbox_remember(
+                               entry.thread_id, interrupt_id, run_id, scope, effect))
+
+
+def _row_bound(config: type[InterruptState], name: str, drawn: rx.Component) -> rx.Component:
+    """A slot drawn in the inbox reads and answers its row through ``slot.*``; its configuration is the chat's set.
+
+    The configuration's vars (``slot.state.x``, computed vars on it) describe the set the chat shows, and its
+    handlers answer that set: drawn beside another request they would mislead, so they are refused here.
+    """
+    state_name = config.get_full_name()
+    used = sorted({field for var in drawn._get_vars(include_children=True)
+                   for field in _fields_of(var, state_name)} | _handlers_of(drawn, state_name))
+    if used:
+        raise TypeError(
+            f"{name}: the inbox draws this slot once per waiting request, but it uses "
+            f"{', '.join(config.__name__ + '.' + f for f in used)}, which belong to the chat's shown set. "
+            "Read and answer the request through slot.interrupt / slot.interrupts / slot.cards / slot.waiting "
+            "and slot.resolve / slot.cancel / slot.remember (each bound to its own row), e.g. "
+            "slot.interrupt[\"message\"].")
+    return drawn
+
+
+def _fields_of(var: Any, state_name: str) -> set[str]:
+    data = var._get_all_var_data() if hasattr(var, "_get_all_var_data") else None
+    return set(data.field_dependencies.get(state_name, ())) if data is not None else set()
+
+
+def _handlers_of(component: Any, state_name: str) -> set[str]:
+    """The event handlers of ``state_name`` that ``component`` or its children trigger."""
+    found: set[str] = set()
+    for trigger in getattr(component, "event_triggers", {}).values():
+        for spec in getattr(trigger, "events", ()):
+            handler = getattr(spec, "handler", None)
+            if handler is not None and getattr(handler, "state_full_name", None) == state_name:
+                found.add(getattr(handler.fn, "__name__", "handler") + "()")
+    for child in getattr(component, "children", ()):
+        found |= _handlers_of(child, state_name)
+    return found
+
+
+def _set_select(state: type[ChatState], card: Any) -> rx.Component:
+    """A custom slot's request as a selectable line (bulk answers take it like a default card's row)."""
+    return rx.cond(card.answered == "", rx.el.label(
+        rx.checkbox(checked=state.inbox_selected.contains(card.key), on_change=lambda _checked: state.inbox_toggle(
+            card.key), custom_attrs={"data-testid": "inbox-select", "data-interrupt-id": card.id,
+                                     "aria-label": "Select: " + card.thread_title + " " + card.tool_name}),
+        rx.cond(card.tool_name != "", rx.code(card.tool_name, size="1", high_contrast=True),
+                rx.text(card.prompt, size="1")),
+        rx.text(card.args_summary, size="1", color_scheme="gray", high_contrast=True, class_name="ic-row-args"),
+        class_name="ic-row ic-set-row",
+    ))
 
 
 def _set_item(state: type[ChatState], entry: Any, chat_path: str) -> rx.Component:
     """A set the chat's own slot takes, drawn by that slot's ``render_fn`` (S20)."""
     configs = {config.get_full_name(): config for config in state.configs}
-    drawn = [(name, render(_slot_props(state, configs[name], entry)))
+    drawn = [(name, _row_bound(configs[name], getattr(render, "__qualname__", name),
+                               render(_slot_props(state, configs[name], entry))))
              for name, render in state.renderers.items() if name in configs]
     return rx.box(
         _heading(state, entry.thread_title, entry.reason, entry.raised, entry.thread_id, chat_path),
+        rx.foreach(entry.cards, lambda card: _set_select(state, card)),
         rx.match(entry.slot, *drawn, rx.fragment()) if drawn else rx.fragment(),
         class_name="ic-inbox-item ic-inbox-slot",
         custom_attrs={"data-testid": "inbox-item", "data-thread-id": entry.thread_id,
@@ -175,7 +230,7 @@ def _choice(label: str, value: Any, options: Any, on_change: Any, testid: str) -
 
 def _toolbar(state: type[ChatState]) -> rx.Component:
     """Select all, approve / reject the selected, the order and the filters; notifications."""
-    listed = state.inbox.length()
+    listed = state.inbox_selectable.length()  # the default cards and the custom slots' requests
     return rx.hstack(
         rx.el.label(
             rx.checkbox(checked=(listed > 0) & (state.inbox_selected.length() == listed), disabled=listed == 0,

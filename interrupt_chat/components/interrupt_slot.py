@@ -13,25 +13,42 @@ from dataclasses import dataclass
 from typing import Any
 
 import reflex as rx
+from reflex.vars.base import Var, VarData
 
 from ..state import InterruptState
 
 __all__ = ["SlotProps", "default_slot", "interrupt_card", "slot_container"]
 
 
+def _js(expr: str, var_type: Any, *deps: Any) -> Var:
+    """A Var computed in the page from other Vars (their states are its dependencies)."""
+    return Var(_js_expr=expr, _var_type=var_type,
+               _var_data=VarData.merge(*[d._get_all_var_data() for d in deps])).to(var_type)
+
+
 @dataclass(frozen=True)
 class SlotProps:
     """What a ``render_fn`` receives (the useInterrupt render props, as Vars and event handlers).
 
+    Bound to one set: the chat's shown set in the chat, one waiting thread's set in the inbox (each row
+    its own). Read the set through these, never through the configuration's vars (the inbox refuses them).
+
     Attributes:
-        state: the configuration's ``InterruptState`` subclass (for any other var).
+        state: the configuration's ``InterruptState`` subclass.
         event: ``{"name": "on_interrupt", "value": ...}`` (S19).
-        interrupt: the first standard interrupt, or None (legacy).
+        interrupt: the first interrupt of the set not answered yet (the first once all are); None (legacy).
         interrupts: the whole open set.
-        result: what the configuration's ``handler`` returned (S17).
-        cards: one view model per open interrupt (prompt, kind, fields, expiry…).
-        resolve: ``resolve(payload=None, interrupt_id=None)`` -> an event to bind to a trigger.
-        cancel: ``cancel(interrupt_id=None)`` -> an event.
+        result: what the configuration's ``handler`` returned (S17); None in the inbox.
+        cards: one view model per open interrupt (prompt, kind, fields, expiry, ``answered``…).
+        waiting: how many interrupts of the set still wait for an answer.
+        answered: how many are answered (the set resumes when none waits).
+        error: why the last answer to ``interrupt`` was refused ("" when none was).
+        rememberable: ``interrupt`` is a tool approval a rule may answer (``remember`` works on it).
+        submitting: the answers are being sent (False in the inbox).
+        resolve: ``resolve(payload=None, interrupt_id=None)`` -> an event; without an id: ``interrupt``.
+        cancel: ``cancel(interrupt_id=None)`` -> an event; without an id: ``interrupt``.
+        remember: ``remember(scope, effect, interrupt_id=None)`` -> an event: make the rule ("thread" |
+            "always", "allow" | "deny") and answer as Approve / Reject would; without an id: ``interrupt``.
     """
 
     state: type[InterruptState]
@@ -42,16 +59,60 @@ class SlotProps:
     cards: Any
     resolve: Callable[..., Any]
     cancel: Callable[..., Any]
+    waiting: Any = None
+    answered: Any = None
+    error: Any = None
+    rememberable: Any = None
+    submitting: Any = None
+    remember: Callable[..., Any] | None = None
+
+    @classmethod
+    def bound(cls, state: type[InterruptState], event: Any, interrupt: Any, interrupts: Any, result: Any,
+              cards: Any, run_id: Any, submitting: Any, answer: Callable[[str, Any, Any], Any],
+              remember: Callable[[Any, Any, str, str], Any]) -> SlotProps:
+        """Props of one set whose ``interrupt`` is its first unanswered one (the chat's and the inbox's).
+
+        ``answer(verb, payload, interrupt_id)`` and ``remember(interrupt_id, run_id, scope, effect)`` build events.
+        """
+        interrupts = interrupts.to(list[dict[str, Any]])
+        first_card = _js(f"({cards}?.find((ic_c) => !ic_c?.answered))", dict[str, Any], cards)
+        first = _js(f"(({interrupts} ?? []).find((ic_i) => ic_i?.id === {first_card}?.id) ?? {interrupt})",
+                    dict[str, Any], interrupts, first_card, interrupt)
+        first_id = _js(f"({first}?.id ?? null)", str, first)
+        waiting = _js(f"(({cards} ?? []).filter((ic_c) => !ic_c?.answered).length)", int, cards)
+        answered = _js(f"(({cards} ?? []).filter((ic_c) => !!ic_c?.answered).length)", int, cards)
+
+        def target(interrupt_id: Any) -> Any:
+            return first_id if interrupt_id is None else interrupt_id
+
+        def remember_event(scope: str, effect: str, interrupt_id: Any = None) -> Any:
+            if scope not in ("thread", "always") or effect not in ("allow", "deny"):
+                raise ValueError(f"slot.remember(scope, effect): scope is 'thread' or 'always', effect 'allow' or "
+                                 f"'deny', not {scope!r}, {effect!r}")
+            return remember(target(interrupt_id), run_id, scope, effect)
+
+        return cls(state=state, event=event.to(dict[str, Any]), interrupt=first, interrupts=interrupts,
+                   result=result, cards=cards, waiting=waiting, answered=answered,
+                   error=_js(f"({first_card}?.error ?? \"\")", str, first_card),
+                   rememberable=_js(f"(!!{first_card}?.rememberable && {first_card}?.reason === \"tool_call\")",
+                                    bool, first_card),
+                   submitting=submitting,
+                   resolve=lambda payload=None, interrupt_id=None: answer("resolve", payload, target(interrupt_id)),
+                   cancel=lambda interrupt_id=None: answer("cancel", None, target(interrupt_id)),
+                   remember=remember_event)
 
     @classmethod
     def of(cls, state: type[InterruptState]) -> SlotProps:
-        """The props of a configuration: its vars, and its ``resolve`` / ``cancel`` handlers."""
+        """The props of a configuration in the chat: its vars, and its handlers."""
         props = state.slot_props
-        return cls(state=state, event=props["event"].to(dict[str, Any]),
-                   interrupt=props["interrupt"].to(dict[str, Any]),
-                   interrupts=props["interrupts"].to(list[dict[str, Any]]), result=props["result"], cards=state.cards,
-                   resolve=lambda payload=None, interrupt_id=None: state.resolve(payload, interrupt_id),
-                   cancel=lambda interrupt_id=None: state.cancel(interrupt_id))
+        cards = state.cards
+
+        def answer(verb: str, payload: Any, interrupt_id: Any) -> Any:
+            return state.resolve(payload, interrupt_id) if verb == "resolve" else state.cancel(interrupt_id)
+
+        return cls.bound(state, props["event"], props["interrupt"].to(dict[str, Any]), props["interrupts"],
+                         props["result"], cards, _js(f"({cards}?.[0]?.run_id ?? \"\")", str, cards),
+                         state.submitting, answer, state.remember_rule)
 
 
 def slot_container(state: type[InterruptState], body: rx.Component) -> rx.Component:

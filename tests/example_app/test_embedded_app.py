@@ -5,7 +5,9 @@ requirements; the app runs with ``reflex run`` in dev mode from a copy of its fo
 ``rxconfig.py``, the default SQLite location, Reflex's file watcher on) against the pydantic-ai
 example agent. The browser approves a tool call in the chat, reloads with one pending, answers it
 from the inbox (drawn by the app's own slot), and sends 20 messages while the backend's process
-stays the same (no reload loop).
+stays the same (no reload loop). Issue 39: a set of two requests answered through the README's slot
+in the chat, an inbox row per waiting thread bound to its own request, and the inbox counting,
+selecting and filtering the slot's rows.
 """
 
 from __future__ import annotations
@@ -174,3 +176,87 @@ def test_dev_mode_does_not_reload_on_thread_writes(page: Page, running_app: Runn
     assert (running_app.folder / ".interrupt_chat" / "threads.db").exists()  # the default location was written
     time.sleep(2)  # a reload the last writes set off would have started by now
     assert _backend_pids(running_app.backend_port) == before
+
+
+# -- issue 39: the documented slot on a set of two, the inbox's rows bound and counted (pydantic-ai's "multi") --
+
+
+def _question(page: Page, tool: str) -> None:
+    expect(page.get_by_test_id("app-question").first).to_contain_text(tool)
+
+
+def test_a_set_of_two_is_answered_through_the_simple_slot(page: Page, running_app: RunningApp):
+    page.goto(running_app.url + "/")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "multi delete the files and send the report")
+    slot = page.get_by_test_id("interrupt-slot")
+    expect(slot.get_by_test_id("app-question")).to_contain_text("delete_files")
+    expect(slot.get_by_test_id("app-waiting")).to_have_text("2 waiting")
+    slot.get_by_test_id("app-yes").click()
+    expect(slot.get_by_test_id("app-question")).to_contain_text("send_report")  # the card moved on
+    expect(slot.get_by_test_id("app-waiting")).to_have_text("1 waiting")
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "interrupted")
+    slot.get_by_test_id("app-yes").click()
+    said = page.get_by_test_id("message").filter(has_text="Tool said")
+    expect(said).to_have_count(1)
+    expect(said).to_contain_text("deleted 3 files")
+    expect(said).to_contain_text("report sent")
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "idle")
+    expect(page.get_by_test_id("chat-input")).to_be_enabled()  # the composer unlocked
+
+
+def _two_waiting_threads(page: Page, running_app: RunningApp) -> None:
+    """A thread waiting on delete_files and send_report, and one waiting on delete_files alone."""
+    page.goto(running_app.url + "/")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "multi both")
+    expect(page.get_by_test_id("app-waiting")).to_have_text("2 waiting")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "clean up")
+    expect(page.get_by_test_id("app-waiting")).to_have_text("1 waiting")
+
+
+def test_each_inbox_row_is_bound_to_its_own_request(page: Page, running_app: RunningApp):
+    _two_waiting_threads(page, running_app)
+    page.get_by_role("link", name="Inbox").click()  # the app's own link (the page's socket stays)
+    items = page.get_by_test_id("inbox-item")
+    expect(items).to_have_count(2)
+    expect(items.and_(page.locator('[data-slot="custom"]'))).to_have_count(2)
+    expect(items.filter(has=page.get_by_test_id("app-waiting").filter(has_text="2 waiting"))).to_have_count(1)
+    rows = {item.get_by_test_id("app-waiting").inner_text(): item.get_attribute("data-thread-id")
+            for item in items.all()}
+    multi = page.locator(f'[data-testid="inbox-item"][data-thread-id="{rows["2 waiting"]}"]')
+    single = page.locator(f'[data-testid="inbox-item"][data-thread-id="{rows["1 waiting"]}"]')
+    multi.get_by_test_id("app-yes").click()  # the multi thread's first request only
+    expect(multi.get_by_test_id("app-question")).to_contain_text("send_report")  # that row moved on
+    expect(multi.get_by_test_id("app-waiting")).to_have_text("1 waiting")
+    expect(single.get_by_test_id("app-question")).to_contain_text("delete_files")  # the other did not
+    single.get_by_test_id("app-no").click()
+    expect(items).to_have_count(1)
+    multi.get_by_test_id("app-yes").click()
+    expect(page.get_by_test_id("inbox-empty")).to_be_visible()
+
+
+def test_the_inbox_counts_selects_and_filters_custom_slot_rows(page: Page, running_app: RunningApp):
+    _two_waiting_threads(page, running_app)
+    page.get_by_role("link", name="Inbox").click()  # the app's own link (the page's socket stays)
+    expect(page.get_by_test_id("inbox-item")).to_have_count(2)
+    expect(page.get_by_test_id("inbox-empty")).to_have_count(0)  # something waits: it is not said otherwise
+    selects = page.get_by_test_id("inbox-select")
+    expect(selects).to_have_count(3)  # one per request: two in the multi thread, one in the other
+    select_all = page.get_by_test_id("inbox-select-all")
+    expect(select_all).to_be_enabled()
+    select_all.click()
+    for n in range(3):
+        expect(selects.nth(n)).to_have_attribute("aria-checked", "true")
+    select_all.click()
+    expect(page.get_by_test_id("inbox-approve-selected")).to_be_disabled()
+    reason = page.get_by_test_id("inbox-filter-reason")
+    expect(reason.locator("option")).to_have_text(["any", "tool_call"])
+    tool = page.get_by_test_id("inbox-filter-tool")
+    expect(tool.locator("option")).to_have_text(["any", "delete_files", "send_report"])
+    tool.select_option("send_report")
+    expect(page.get_by_test_id("inbox-item")).to_have_count(1)  # only the thread that asks to send the report
+    expect(page.get_by_test_id("app-waiting")).to_have_text("2 waiting")
+    tool.select_option("any")
+    expect(page.get_by_test_id("inbox-item")).to_have_count(2)

@@ -16,14 +16,21 @@ class Approvals(ic.InterruptState):
 
 
 def approval_slot(slot: ic.SlotProps) -> rx.Component:
-    """Yes / No for a tool call; it is drawn in the chat and in the inbox alike."""
+    """Yes / No for each tool call of the set in turn; drawn in the chat, and for each request in the inbox."""
     return rx.card(
+        # slot.interrupt: the first request of the set not answered yet (Yes moves it on to the next)
         rx.text(slot.interrupt["message"].to(str), weight="medium", custom_attrs={"data-testid": "app-question"}),
+        rx.text(slot.waiting.to_string(), " waiting", size="1", custom_attrs={"data-testid": "app-waiting"}),
         rx.hstack(
-            rx.button("Yes", on_click=slot.resolve({"approved": True}), custom_attrs={"data-testid": "app-yes"}),
+            rx.button("Yes", on_click=slot.resolve({"approved": True}), disabled=slot.submitting,
+                      custom_attrs={"data-testid": "app-yes"}),
             rx.button("No", color_scheme="red", variant="soft", on_click=slot.resolve({"approved": False}),
-                      custom_attrs={"data-testid": "app-no"}),
+                      disabled=slot.submitting, custom_attrs={"data-testid": "app-no"}),
+            rx.cond(slot.rememberable,  # a tool a rule may answer: "Always allow" makes the rule, then says Yes
+                    rx.button("Always allow", variant="outline", on_click=slot.remember("always", "allow"),
+                              disabled=slot.submitting, custom_attrs={"data-testid": "app-always"})),
         ),
+        rx.cond(slot.error != "", rx.text(slot.error, color_scheme="red", custom_attrs={"data-testid": "app-error"})),
     )
 
 
