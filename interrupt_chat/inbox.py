@@ -378,6 +378,8 @@ async def bulk_decide(state: rx.State, chat_cls: type[ChatState], verb: str) -> 
         chosen = chat.inbox_selected if chat.inbox_bulk_verb == verb else []
         cards = [chat._inbox_listed[key] for key in chosen if key in chat._inbox_listed]
         chat.inbox_bulk_verb, chat.inbox_selected, owner = "", [], chat._owner_key
+        if verb in ("approve", "reject"):  # an inbox of several chats runs each one's: no old result adds up
+            chat.inbox_bulk = {}
     if verb not in ("approve", "reject") or not cards:
         return
     result = await decide_all(chat_cls, owner, cards, approve=verb == "approve")

@@ -26,7 +26,7 @@ __all__ = ["EFFECTS", "SCOPES", "RememberFn", "Rule", "RuleAnswer", "answers_for
 EFFECTS = ("allow", "deny")
 SCOPES = ("thread", "always")
 TOOL_CALL = "tool_call"
-_APPROVAL_KEYS = frozenset({"approved", "editedArgs"})
+CONFIRMATION = "confirmation"
 
 RememberFn = Callable[[str, Interrupt], bool]
 
@@ -74,38 +74,57 @@ class RuleAnswer:
 
 
 def tool_name(interrupt: Interrupt, transcript: Transcript | None) -> str:
-    """The tool an interrupt asks about: its ``toolCallId``'s call, else ``metadata.tool_name`` ("" when neither)."""
+    """The tool an interrupt asks about ("" when it names none).
+
+    In order: the call Google ADK's confirmation asks about (``metadata.adk.originalFunctionCall.name``: its
+    ``toolCallId`` is ADK's own ``adk_request_confirmation`` call), the ``toolCallId``'s call, else
+    ``metadata.tool_name``.
+    """
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    adk = metadata.get("adk")
+    original = adk.get("originalFunctionCall") if isinstance(adk, dict) else None
+    if isinstance(original, dict) and isinstance(original.get("name"), str) and original["name"]:
+        return str(original["name"])
     call = transcript.tool_calls.get(interrupt.tool_call_id) if transcript and interrupt.tool_call_id else None
     if call is not None and call.name:
         return call.name
-    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
     name = metadata.get("tool_name")
     return name if isinstance(name, str) else ""
 
 
 def approval_payload(interrupt: Interrupt, effect: str) -> dict[str, Any] | None:
-    """What the card's Approve (``allow``) or Reject (``deny``) sends, if the interrupt asks for nothing more.
+    """What the card's Approve (``allow``) or Reject (``deny``) sends, if the interrupt is a plain approval.
 
-    None when it does: a form (``input_required``), a masked field, a property besides
-    ``approved`` / ``editedArgs``, a required ``editedArgs``, or a schema the payload does not fit.
+    A plain approval asks for a decision and nothing else a person must type: its schema has a boolean
+    ``approved``, the answer ``{"approved": <decision>}`` fits it, and every other property is optional
+    (pydantic-ai's ``reason`` and ``editedArgs``, Microsoft Agent Framework's ``accepted`` and per-argument
+    edits) or required with a ``default``, which the answer then carries. An interrupt without a schema
+    is answered ``{"approved": <decision>}`` too (Google ADK's confirmation).
+
+    None when it is not: a form (``input_required``), a masked field anywhere, a required property
+    without a default (a required ``editedArgs``, say), or a schema the answer does not fit.
     """
     if interrupt.reason == "input_required":
         return None
     schema = interrupt.response_schema
-    payload = {"approved": effect == "allow"}
+    payload: dict[str, Any] = {"approved": effect == "allow"}
     if schema is None:
         return payload
     if not isinstance(schema, dict) or holds_secret(schema):  # a secret anywhere is a person's to type (S23)
         return None
     props = schema.get("properties")
-    if props is not None:
-        if not isinstance(props, dict) or approval_kind(schema) == "form":
-            return None
-        if set(props) - _APPROVAL_KEYS:
-            return None
-    required = schema.get("required")
-    if required is not None and (not isinstance(required, list) or set(map(str, required)) - {"approved"}):
+    if props is not None and (not isinstance(props, dict) or approval_kind(schema) == "form"):
         return None
+    required = schema.get("required")
+    if required is not None and not isinstance(required, list):
+        return None
+    for name in map(str, required or ()):
+        if name == "approved":
+            continue
+        prop = props.get(name) if isinstance(props, dict) else None
+        if not isinstance(prop, dict) or "default" not in prop:
+            return None  # the schema asks for more than the decision: a person answers it
+        payload[name] = prop["default"]
     try:
         validate_payload(schema, payload)
     except FormError:
@@ -114,8 +133,13 @@ def approval_payload(interrupt: Interrupt, effect: str) -> dict[str, Any] | None
 
 
 def rememberable(interrupt: Interrupt, tool: str, remember: RememberFn) -> bool:
-    """Whether a rule may answer this interrupt: a tool approval with a tool name the app lets be remembered."""
-    return (interrupt.reason == TOOL_CALL and bool(tool) and approval_payload(interrupt, "allow") is not None
+    """Whether a rule may answer this interrupt: a tool approval with a tool name the app lets be remembered.
+
+    A tool approval: ``reason: "tool_call"``, or a ``confirmation`` bound to a tool call (its ``toolCallId``:
+    Google ADK's). A confirmation that names no call (a LangGraph node's ``interrupt()``) is not one.
+    """
+    tool_bound = interrupt.reason == TOOL_CALL or (interrupt.reason == CONFIRMATION and bool(interrupt.tool_call_id))
+    return (tool_bound and bool(tool) and approval_payload(interrupt, "allow") is not None
             and bool(remember(tool, interrupt)))
 
 

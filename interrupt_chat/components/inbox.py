@@ -228,20 +228,28 @@ def _choice(label: str, value: Any, options: Any, on_change: Any, testid: str) -
     )
 
 
-def _toolbar(state: type[ChatState]) -> rx.Component:
-    """Select all, approve / reject the selected, the order and the filters; notifications."""
-    listed = state.inbox_selectable.length()  # the default cards and the custom slots' requests
+def _total(values: list[Any]) -> Any:
+    """The sum of the chats' numbers (a var)."""
+    return functools.reduce(operator.add, values)
+
+
+def _toolbar(states: list[type[ChatState]]) -> rx.Component:
+    """Select all, approve / reject the selected (of every chat listed), the order, the filters, notifications."""
+    state = states[0]
+    listed = _total([s.inbox_selectable.length() for s in states])  # default cards and custom slots' requests
+    selected = _total([s.inbox_selected.length() for s in states])
     return rx.hstack(
         rx.el.label(
-            rx.checkbox(checked=(listed > 0) & (state.inbox_selected.length() == listed), disabled=listed == 0,
-                        on_change=state.inbox_select_all,
+            rx.checkbox(checked=(listed > 0) & (selected == listed), disabled=listed == 0,
+                        on_change=[s.inbox_select_all for s in states],
                         custom_attrs={"data-testid": "inbox-select-all", "aria-label": "Select all requests"}),
             rx.text("Select all", size="2"), class_name="ic-choice",
         ),
-        rx.button("Approve selected", size="1", disabled=state.inbox_selected.length() == 0,
-                  on_click=state.inbox_bulk_ask("approve"), custom_attrs={"data-testid": "inbox-approve-selected"}),
+        rx.button("Approve selected", size="1", disabled=selected == 0,
+                  on_click=[s.inbox_bulk_ask("approve") for s in states],
+                  custom_attrs={"data-testid": "inbox-approve-selected"}),
         rx.button("Reject selected", size="1", color_scheme="red", variant="soft", high_contrast=True,
-                  disabled=state.inbox_selected.length() == 0, on_click=state.inbox_bulk_ask("reject"),
+                  disabled=selected == 0, on_click=[s.inbox_bulk_ask("reject") for s in states],
                   custom_attrs={"data-testid": "inbox-reject-selected"}),
         rx.el.label(
             rx.text("Order", size="1", color_scheme="gray", high_contrast=True),
@@ -260,10 +268,16 @@ def _toolbar(state: type[ChatState]) -> rx.Component:
     )
 
 
-def _bulk_confirm(state: type[ChatState]) -> rx.Component:
-    """"Approve 3 requests?" with yes / no: a bulk action never starts on one click."""
-    count = state.inbox_selected.length().to_string()
-    verb = rx.cond(state.inbox_bulk_verb == "approve", "Approve", "Reject")
+def _bulk_confirm(states: list[type[ChatState]]) -> rx.Component:
+    """"Approve 3 requests?" with yes / no: a bulk action never starts on one click.
+
+    The count is every listed chat's selection; "yes" runs each chat's own bulk action on its own selection.
+    """
+    count = _total([s.inbox_selected.length() for s in states]).to_string()
+    asked = functools.reduce(lambda found, s: rx.cond(found != "", found, s.inbox_bulk_verb),
+                             states[1:], states[0].inbox_bulk_verb)
+    verb = rx.cond(asked == "approve", "Approve", "Reject")
+    close = [s.inbox_bulk_close for s in states]
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
             rx.alert_dialog.title(verb, " ", count, " selected requests?"),
@@ -271,33 +285,37 @@ def _bulk_confirm(state: type[ChatState]) -> rx.Component:
                 "Each is answered once, as its own card's ", verb, " would answer it. Forms, credentials, expired "
                 "requests and those answered elsewhere are skipped.", size="2"),
             rx.hstack(
-                rx.button("No", variant="soft", color_scheme="gray", on_click=state.inbox_bulk_close,
+                rx.button("No", variant="soft", color_scheme="gray", on_click=close,
                           custom_attrs={"data-testid": "inbox-bulk-confirm-no"}),
                 rx.button(rx.text.span("Yes, ", verb.to(str).lower(), " ", count),
-                          on_click=state.inbox_bulk_run(state.inbox_bulk_verb),
+                          on_click=[s.inbox_bulk_run(asked) for s in states],
                           custom_attrs={"data-testid": "inbox-bulk-confirm-yes"}),
                 justify="end", spacing="3", margin_top="12px",
             ),
-            on_escape_key_down=state.inbox_bulk_close,
+            on_escape_key_down=close,
             custom_attrs={"data-testid": "inbox-bulk-confirm", "data-count": count},
         ),
-        open=state.inbox_bulk_verb != "",
+        open=asked != "",
     )
 
 
-def _bulk_result(state: type[ChatState]) -> rx.Component:
-    """What the last bulk action did: answered, skipped, and why each was skipped."""
-    result = state.inbox_bulk
+def _bulk_result(states: list[type[ChatState]]) -> rx.Component:
+    """What the last bulk action did, over every listed chat: answered, skipped, and why each was skipped."""
+    def part(state: type[ChatState], key: str) -> Any:
+        return rx.cond(state.inbox_bulk.contains(key), state.inbox_bulk[key].to(int), 0)
+
+    done = _total([part(s, "done") for s in states]).to_string()
+    skipped = _total([part(s, "skipped") for s in states]).to_string()
+    lines = _total([rx.cond(s.inbox_bulk.contains("lines"), s.inbox_bulk["lines"].to(list[str]), rx.Var.create([]))
+                    .to(list[str]) for s in states])
     return rx.cond(
-        result.contains("done"),
+        functools.reduce(operator.or_, [s.inbox_bulk.contains("done") for s in states]),
         rx.box(
-            rx.text(result["done"].to_string(), " answered, ", result["skipped"].to_string(), " skipped.", size="2",
-                    weight="medium"),
-            rx.el.ul(rx.foreach(result["lines"].to(list[str]), lambda line: rx.el.li(line)),
-                     class_name="ic-bulk-lines"),
+            rx.text(done, " answered, ", skipped, " skipped.", size="2", weight="medium"),
+            rx.el.ul(rx.foreach(lines, lambda line: rx.el.li(line)), class_name="ic-bulk-lines"),
             class_name="ic-bulk-result",
-            custom_attrs={"data-testid": "inbox-bulk-result", "data-done": result["done"].to_string(),
-                          "data-skipped": result["skipped"].to_string(), "role": "status"},
+            custom_attrs={"data-testid": "inbox-bulk-result", "data-done": done, "data-skipped": skipped,
+                          "role": "status"},
         ),
     )
 
@@ -332,9 +350,9 @@ def approvals_inbox(state: type[ChatState] | Any, chat_path: str = "/",
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
         chat_behaviour(),  # skip links (docs/accessibility.md)
-        _toolbar(state),
-        _bulk_confirm(state),
-        _bulk_result(state),
+        _toolbar([s for s, _ in chats]),
+        _bulk_confirm([s for s, _ in chats]),
+        _bulk_result([s for s, _ in chats]),
         rx.cond(loaded,
                 rx.cond(nothing, rx.callout("Nothing is waiting for you.", icon="check", size="1",
                                             custom_attrs={"data-testid": "inbox-empty"})),

@@ -170,7 +170,7 @@ def _rule_buttons(state: type[InterruptState], card: Any, disabled: Any) -> rx.C
                          custom_attrs=_testid(testid))
 
     return rx.cond(
-        card.rememberable & (card.reason == "tool_call"),
+        card.rememberable,  # policies.rememberable: a tool approval (tool_call, or a tool-bound confirmation)
         rx.fragment(rule("Allow in this thread", "interrupt-allow-thread", "thread", "allow"),
                     rule("Always allow", "interrupt-allow-always", "always", "allow"),
                     rule("Always deny", "interrupt-deny-always", "always", "deny")),

@@ -45,7 +45,8 @@ def test_p1_the_payload_is_what_the_cards_own_buttons_send():
     {"type": "object", "properties": {"color": {"type": "string", "enum": ["red"]}}, "required": ["color"]},
     {"type": "object", "properties": {"approved": {"type": "boolean"}, "api_key": {"type": "string",
                                                                                  "format": "password"}}},
-    {"type": "object", "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}}},
+    {"type": "object", "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+     "required": ["approved", "reason"]},
     {"type": "object", "properties": {"approved": {"type": "boolean"}, "editedArgs": {"type": "object"}},
      "required": ["approved", "editedArgs"]},
     {"type": "object", "properties": {"approved": {"type": "boolean", "const": True}}},  # deny does not fit

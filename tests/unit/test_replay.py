@@ -102,6 +102,10 @@ EXPECT: dict[tuple[str, int], Expect] = {
     # S15: the run failed after RUN_STARTED; the interrupt is offered again, its call still awaits approval
     ("pydanticai_std_badpayload", 2): Expect(STD, TOOL, error="does not match the `responseSchema`",
                                              tool_calls={"call_1_1": AWAIT}),
+    # one approval run of each other producer: the approval shapes (tests/unit/test_plain_approval.py)
+    ("strands_std_approve", 1): Expect(STD, TOOL, tool_calls={"call_1_1": AWAIT}),
+    ("microsoft_std_approve", 1): Expect(STD, TOOL, tool_calls={"call_1": AWAIT}),
+    ("adk_std_approve", 1): Expect(STD, CONFIRM, tool_calls={"adk-0a8001da-9cfa-456a-9d50-e366218d2989": AWAIT}),
 }
 
 CAPTURES = sorted(STREAMS.glob("*.jsonl"))

@@ -36,6 +36,9 @@ FEATURES = {  # the columns: marker name → heading
     "legacy": "legacy `on_interrupt`",
     "frontend_tool": "frontend tool",
     "frontend_tool_declined": "frontend tool declined",
+    "allow_thread": "allow in this thread",
+    "allow_always": "always allow",
+    "bulk": "bulk approve",
 }
 CELLS = {"passed": "✅", "failed": "❌", "skipped": "skipped"}
 

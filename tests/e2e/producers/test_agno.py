@@ -18,6 +18,9 @@ UNSUPPORTED = {
     "form": _NO_INTERRUPTS,
     "several": "not scripted: the example's model calls one tool per turn.",
     "legacy": _NO_INTERRUPTS,
+    "allow_thread": _NO_INTERRUPTS + " A rule answers interrupts only.",
+    "allow_always": _NO_INTERRUPTS + " A rule answers interrupts only.",
+    "bulk": _NO_INTERRUPTS + " The inbox lists them as waiting tool calls, answered in their thread.",
 }
 
 

@@ -18,6 +18,9 @@ UNSUPPORTED = {
     "frontend_tool": "ag-ui-langgraph passes `tools` to the graph's state, where a chat model would bind them; "
                      "an LLM-free graph has no model to call them.",
     "frontend_tool_declined": "as above.",
+    "allow_thread": "a graph node's `interrupt()` names no tool (no `toolCallId`, no `metadata.tool_name`), so "
+                    "there is no tool for a rule to remember; bulk decisions answer its approvals.",
+    "allow_always": "as above.",
 }
 
 
@@ -65,3 +68,9 @@ def test_several_resumed_in_one_request(chat, agent_url, producer_url):
     chat.card(0).get_by_test_id("interrupt-approve").click()
     chat.wait("idle")
     expect(chat.messages("assistant").last).to_contain_text("first: approved: True; second: cancelled")
+
+
+@pytest.mark.hitl("bulk")
+def test_bulk_approve(chat, agent_url, producer_url):
+    agent_url(producer_url + "/std/approval")
+    flows.bulk_approve(chat, "approved: True", "please delete")

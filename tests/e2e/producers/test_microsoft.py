@@ -58,3 +58,18 @@ def test_frontend_tool(chat, producer):
 @pytest.mark.hitl("frontend_tool_declined")
 def test_frontend_tool_declined(chat, producer):
     flows.steps(chat, decline=True, expected="The person declined to answer.")
+
+
+@pytest.mark.hitl("allow_thread")
+def test_allow_in_this_thread(chat, producer):
+    flows.allow_in_thread(chat, "Tool said: deleted 3 files in /tmp/demo")
+
+
+@pytest.mark.hitl("allow_always")
+def test_always_allow(chat, producer):
+    flows.allow_always(chat, "Tool said: deleted 3 files in /tmp/demo")
+
+
+@pytest.mark.hitl("bulk")
+def test_bulk_approve(chat, producer):
+    flows.bulk_approve(chat, "Tool said: deleted 3 files in /tmp/demo")

@@ -84,3 +84,18 @@ def test_reads_an_attached_image(chat, producer):
     chat.send("what is in this picture?")
     chat.wait("idle")
     expect(chat.messages("assistant").last).to_contain_text(f"I see 1 file(s): image/png, {len(out.getvalue())} bytes")
+
+
+@pytest.mark.hitl("allow_thread")
+def test_allow_in_this_thread(chat, producer):
+    flows.allow_in_thread(chat, "deleted 3 files in /tmp/demo")
+
+
+@pytest.mark.hitl("allow_always")
+def test_always_allow(chat, producer):
+    flows.allow_always(chat, "deleted 3 files in /tmp/demo")
+
+
+@pytest.mark.hitl("bulk")
+def test_bulk_approve(chat, producer):
+    flows.bulk_approve(chat, "deleted 3 files in /tmp/demo")
