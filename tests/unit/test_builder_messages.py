@@ -1,0 +1,123 @@
+"""Issue 39 §2/§3: what an app builder and the people of an app are told (cards, errors, declarations, links, logs)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+
+import pytest
+import reflex as rx
+
+import interrupt_chat as ic
+from interrupt_chat.agui import AgentClient, AgentSession
+from interrupt_chat.cards import build_cards
+from interrupt_chat.components.chat import chat_state
+from interrupt_chat.endpoint import set_default_agent_url
+from interrupt_chat.views import people_error
+from tests.unit.agents import RawServer, ScriptedAgent, free_port, sse
+from tests.unit.test_session import approval_run, drain
+
+# -- a failed approve offers its card again without a "resolved" badge (S15) -------------------------------
+
+@pytest.mark.loopback
+async def test_a_failed_approve_offers_the_card_again_without_its_badge(loopback):
+    session = AgentSession(AgentClient(loopback.mount(ScriptedAgent(approval_run))), thread_id="t1")
+    await drain(session.send("go"))
+    decision = session.tracker.resolve({"approved": True})
+    assert [c.answered for c in build_cards(session.tracker.pending, session.tracker, None)] == ["resolved"]
+    session.client = AgentClient(f"http://127.0.0.1:{free_port()}/", connect_timeout=2)  # the agent is down
+    await drain(session.submit(decision))
+    assert "cannot reach the agent" in (session.error or "")
+    cards = build_cards(session.tracker.pending, session.tracker, session.transcript)
+    assert [c.id for c in cards] == ["int-call_1"]
+    assert [c.answered for c in cards] == [""]  # offered again as new: no "resolved" badge
+
+
+# -- an agent that crashes mid-answer: people get a sentence, the log the detail -----------------------------
+
+CUT_BODY = sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+               {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+               {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Half an ans"})
+
+
+def _cut_short(conn: socket.socket) -> None:
+    """Content-Length promises more than is sent, then the agent process dies (the socket closes)."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                 + f"Content-Length: {len(CUT_BODY) + 5000}\r\n\r\n".encode() + CUT_BODY)
+    conn.shutdown(socket.SHUT_RDWR)
+
+
+@pytest.mark.loopback
+async def test_an_agent_crash_mid_answer_reads_as_a_sentence(caplog):
+    caplog.set_level(logging.WARNING)
+    with RawServer(_cut_short) as server:
+        session = AgentSession(AgentClient(server.url), thread_id="t1")
+        await drain(session.send("go"))
+    assert session.error  # the session keeps the detail (and the log has it)
+    shown = people_error(session.error)
+    assert shown == "The assistant stopped before finishing its answer. Try again in a moment."
+    for internal in ("400", "message:", "transfer length", "Content-Length", "dropped"):
+        assert internal not in shown
+    assert "Not enough data" in caplog.text or "transfer length" in caplog.text.lower()
+
+
+# -- declaration mistakes are said in the builder's terms --------------------------------------------------
+
+class BuilderApprovals(ic.InterruptState):
+    """A configuration for the declaration tests (never declared with a chat: each test's call is refused)."""
+
+
+class BuilderTool(ic.FrontendToolState):
+    tool_name = "builder_tool"
+
+
+def builder_slot(slot: ic.SlotProps) -> rx.Component:
+    return rx.fragment()
+
+
+@pytest.mark.parametrize(("kwargs", "said"), [
+    ({"interrupts": [BuilderApprovals]}, "interrupts[0] must be a (InterruptState subclass, render_fn) pair"),
+    ({"interrupts": [(builder_slot, BuilderApprovals)]}, "the pair is swapped"),
+    ({"interrupts": (BuilderApprovals, builder_slot)}, "interrupts[0] must be a (InterruptState subclass"),
+    ({"interrupts": [(dict, builder_slot)]}, "interrupts[0][0] must be a subclass of ic.InterruptState"),
+    ({"interrupts": [(BuilderApprovals, "slot")]}, "interrupts[0][1] must be a render function"),
+    ({"tools": BuilderTool}, "tools must be a list of ic.FrontendToolState subclasses"),
+    ({"tools": [builder_slot]}, "tools[0] must be a subclass of ic.FrontendToolState"),
+    ({"headers": "Bearer x"}, "headers must be a mapping"),
+    ({"headers": {"X-Count": 3}}, "headers must map strings to strings"),
+    ({"owner": "alice"}, "owner must be a function"),
+    ({"notify": "https://hooks.example/"}, "notify must be a function"),
+    ({"on_feedback": 1}, "on_feedback must be a function"),
+    ({"remember": "delete_files"}, "remember must be a collection of tool names"),
+    ({"tool_renderers": [builder_slot]}, "tool_renderers must be a mapping"),
+    ({"attachments": {"max_files": 2}}, "attachments must be an ic.Attachments"),
+    ({"decide_requires_owner": "yes"}, "decide_requires_owner must be True or False"),
+    ({"name": 7}, "name must be a non-empty string"),
+])
+def test_a_declaration_mistake_says_what_was_expected(kwargs, said):
+    with pytest.raises(TypeError) as info:
+        ic.Chat(agent_url="http://127.0.0.1:9/builder/", **{"name": "builder-mistakes", **kwargs})
+    assert said in str(info.value)
+    assert "ConcreteSubclasses" not in str(info.value) and "get_full_name" not in str(info.value)
+    assert BuilderApprovals._chat_state is None  # refused before anything was attached
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8424", "localhost:8424/agent", "ftp://agent.example/", "http:///x",
+                                 "/agent/"])
+def test_an_agent_url_without_its_scheme_is_refused_at_declaration(url):
+    with pytest.raises(ValueError, match="agent_url must be an absolute http:// or https:// URL") as info:
+        ic.Chat(agent_url=url, name="builder-url")
+    if "://" not in url:
+        assert "did you mean 'http://" in str(info.value)
+    with pytest.raises(ValueError, match="agent_url must be"):
+        chat_state(agent_url=url, name="builder-url")
+
+
+def test_a_registered_default_may_be_a_path_of_this_backend_but_not_a_bare_host():
+    set_default_agent_url("/demo-agent/")
+    try:
+        with pytest.raises(ValueError, match=re.escape("did you mean 'http://127.0.0.1:8424'")):
+            set_default_agent_url("127.0.0.1:8424")
+    finally:
+        set_default_agent_url(None)
