@@ -121,3 +121,17 @@ def test_a_registered_default_may_be_a_path_of_this_backend_but_not_a_bare_host(
             set_default_agent_url("127.0.0.1:8424")
     finally:
         set_default_agent_url(None)
+
+
+# -- the log line of an agent's 404 names the URL, without its secrets ---------------------------------------
+
+@pytest.mark.loopback
+async def test_the_log_of_an_agents_404_names_its_url_without_secrets(loopback, caplog):
+    caplog.set_level(logging.WARNING, logger="interrupt_chat")
+    base = loopback.base_url.replace("http://", "http://robot:hunter2@")
+    session = AgentSession(AgentClient(f"{base}/no-such-agent?key=sk-42"), thread_id="t1")
+    await drain(session.send("go"))
+    assert "404" in (session.error or "")
+    line = next(r.getMessage() for r in caplog.records if "failed" in r.getMessage())
+    assert f"{loopback.base_url}/no-such-agent" in line  # which agent answered 404
+    assert "hunter2" not in line and "sk-42" not in line and "robot" not in line
