@@ -365,7 +365,7 @@ class AgentSession:
             self._failed("stopped", cancelled=True, before_start=resuming and not started)
         except (AgentError, ChunkError, ProtocolViolation) as exc:
             log.warning("run %s on %s failed at %s (%s): %s", run_input.run_id, self.thread_id,
-                        display_url(self.client.url), type(exc).__name__, exc)  # the URL without its secrets
+                        display_url(self.client.url if self.client else ""), type(exc).__name__, exc)  # no secrets
             # the agent's own RUN_ERROR reason wins over a complaint about what it sent after it
             reason = self.error if self.error and isinstance(exc, ProtocolViolation) else short_text(exc)
             self._failed(reason, before_start=resuming and not started)

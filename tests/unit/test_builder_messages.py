@@ -5,17 +5,27 @@ from __future__ import annotations
 import logging
 import re
 import socket
+from collections.abc import Iterator
+from datetime import UTC
 
 import pytest
 import reflex as rx
+from starlette.applications import Starlette
+from starlette.routing import Route
 
 import interrupt_chat as ic
+from interrupt_chat import decide, headless, links, notifier
 from interrupt_chat.agui import AgentClient, AgentSession
 from interrupt_chat.cards import build_cards
 from interrupt_chat.components.chat import chat_state
+from interrupt_chat.decide import DecideState
+from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.endpoint import set_default_agent_url
 from interrupt_chat.views import people_error
-from tests.unit.agents import RawServer, ScriptedAgent, free_port, sse
+from tests.unit.agents import RawServer, ScriptedAgent, free_port, serve_in_thread, sse
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.test_consistency import Tab
+from tests.unit.test_notifier import SECRET, Receiver, until
 from tests.unit.test_session import approval_run, drain
 
 # -- a failed approve offers its card again without a "resolved" badge (S15) -------------------------------
@@ -135,3 +145,80 @@ async def test_the_log_of_an_agents_404_names_its_url_without_secrets(loopback, 
     line = next(r.getMessage() for r in caplog.records if "failed" in r.getMessage())
     assert f"{loopback.base_url}/no-such-agent" in line  # which agent answered 404
     assert "hunter2" not in line and "sk-42" not in line and "robot" not in line
+
+
+# -- the decided webhook names what was decided; a reused decision link says it was answered before -------
+
+@pytest.fixture(scope="module")
+def demo_agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.0)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+@pytest.fixture
+def receiver(monkeypatch) -> Iterator[Receiver]:
+    """A webhook endpoint on loopback (test_notifier's), the chat's webhook for the test."""
+    hook = Receiver()
+    with serve_in_thread(Starlette(routes=[Route("/hook", hook.__call__, methods=["POST"])])) as base:
+        monkeypatch.setenv(notifier.WEBHOOK_URL_ENV, f"{base}/hook")
+        monkeypatch.setenv(notifier.WEBHOOK_SECRET_ENV, SECRET)
+        yield hook
+
+
+@pytest.mark.loopback
+async def test_the_decided_event_names_the_tool_call_and_message(receiver: Receiver, demo_agent):
+    url, store = demo_agent
+    chat = ic.Chat(url, name="builder-decided")
+    tab = await Tab(chat.state, store).load()
+    await tab.send("approval")
+    await until(lambda: any(e["event"] == "pending" for e in receiver.events()))
+    [pending] = [e for e in receiver.events() if e["event"] == "pending"]
+    assert pending["tool"] == "delete_files" and pending["tool_call_id"] and pending["message"]
+    await tab.resolve({"approved": True}, pending["interrupt_id"])
+    await until(lambda: any(e["event"] == "decided" for e in receiver.events()))
+    [decided] = [e for e in receiver.events() if e["event"] == "decided"]
+    assert decided["interrupt_id"] == pending["interrupt_id"]
+    assert (decided["tool"], decided["tool_call_id"], decided["message"]) == (
+        pending["tool"], pending["tool_call_id"], pending["message"])
+
+
+async def _decision(database, owner: str, thread_id: str, interrupt_id: str):
+    """The audit entry of one interrupt, once it is written (after the lock)."""
+    def entries():
+        return [d for d in database.decisions(owner, thread_id) if d.interrupt_id == interrupt_id]
+    await until(lambda: bool(entries()))
+    [entry] = entries()
+    return entry
+
+
+@pytest.mark.loopback
+async def test_a_reused_decision_link_says_it_was_answered_before_when_and_how(demo_agent, database):
+    url, store = demo_agent
+    chat = ic.Chat(url, name="builder-link")
+    for by in ("person", "link"):
+        tab = await Tab(chat.state, store).load()
+        await tab.cls.new_thread.fn(tab.chat)
+        await tab.send("approval")
+        [interrupt_id] = tab.ids()
+        await links.ready()
+        token = links.url_for(tab.chat._owner_key, tab.session, interrupt_id).rsplit("/", 1)[-1]
+        page = rx.State().get_substate(DecideState.get_full_name().split("."))
+        assert (await decide._find(page, token)).again == ""  # open: nothing was answered yet
+        if by == "person":
+            await tab.resolve({"approved": False}, interrupt_id)
+        else:
+            link = links.parse(token)
+            assert link is not None
+            answered = await headless.answer(chat.state, tab.chat._owner_key, tab.chat.thread_id, "resolve",
+                                             {"approved": True}, interrupt_id, link.run_id, "link")
+            assert answered.recorded
+        entry = await _decision(database, tab.chat._owner_key, tab.chat.thread_id, interrupt_id)
+        found = await decide._find(page, token)
+        assert found.phase == "done"
+        when = f"{entry.at.astimezone(UTC):%Y-%m-%d at %H:%M} UTC"
+        assert found.again == ("This request was already answered: rejected on " + when + " in the app."
+                               if by == "person" else
+                               "This request was already answered: approved on " + when + " through a decision link.")
+    assert decide.already("resolved", None, "bulk") == \
+        "This request was already answered: approved in a bulk decision from the inbox."
