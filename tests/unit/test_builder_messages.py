@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import socket
+import subprocess
 from collections.abc import Iterator
 from datetime import UTC
 
@@ -14,13 +16,14 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import decide, headless, links, notifier
+from interrupt_chat import decide, headless, links, missing_pages, notifier
 from interrupt_chat.agui import AgentClient, AgentSession
 from interrupt_chat.cards import build_cards
 from interrupt_chat.components.chat import chat_state
 from interrupt_chat.decide import DecideState
 from interrupt_chat.demo_agent import DemoStore, create_app
 from interrupt_chat.endpoint import set_default_agent_url
+from interrupt_chat.threads_db import ThreadDB, default_db_url
 from interrupt_chat.views import people_error
 from tests.unit.agents import RawServer, ScriptedAgent, free_port, serve_in_thread, sse
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
@@ -222,3 +225,91 @@ async def test_a_reused_decision_link_says_it_was_answered_before_when_and_how(d
                                "This request was already answered: approved on " + when + " through a decision link.")
     assert decide.already("resolved", None, "bulk") == \
         "This request was already answered: approved in a bulk decision from the inbox."
+
+
+# -- forgotten pages: decision links without /decide, rules without /policies, said once -------------------
+
+def test_the_routes_are_the_apps_own():
+    """What the check reads: the running app's pages (here the demo site's, which has both)."""
+    importlib.import_module("interrupt_chat.interrupt_chat")  # the app module of rxconfig.py, as a server has it
+    routes = missing_pages._routes()
+    assert "decide/[token]" in routes and "policies" in routes
+
+
+@pytest.mark.loopback
+async def test_a_forgotten_decide_or_policies_page_is_said_once_in_the_log(demo_agent, monkeypatch, caplog):
+    url, store = demo_agent
+    caplog.set_level(logging.WARNING, logger="interrupt_chat.missing_pages")
+    monkeypatch.setattr(missing_pages, "_checked", set())
+    monkeypatch.setattr(missing_pages, "_warned", set())
+    monkeypatch.setattr(missing_pages, "_policy_lists", [False])
+    bare = ["index", "inbox"]  # as Reflex keeps an app's routes (app._unevaluated_pages)
+    monkeypatch.setattr(missing_pages, "_routes", lambda: bare)
+    chat = ic.Chat(url, notify=lambda notification: None, name="builder-forgotten")
+    tab = await Tab(chat.state, store).load()
+    await tab.send("hello")
+    await tab.send("again")
+    warned = [r.getMessage() for r in caplog.records]
+    assert len(warned) == 2, warned
+    assert "no such page" in warned[0] and "ic.decide_page" in warned[0] and '"/decide/[token]"' in warned[0]
+    assert "no /policies page" in warned[1] and "'builder-forgotten'" in warned[1] and "remember=()" in warned[1]
+
+    caplog.clear()
+    monkeypatch.setattr(missing_pages, "_routes", lambda: ["index", "policies", "decide/[token]"])
+    quiet = ic.Chat(url, notify=lambda notification: None, name="builder-complete")
+    await (await Tab(quiet.state, store).load()).send("hello")
+    no_rules = ic.Chat(url, remember=(), name="builder-no-rules")  # no links, no rules: nothing to point at
+    monkeypatch.setattr(missing_pages, "_routes", lambda: bare)
+    await (await Tab(no_rules.state, store).load()).send("hello")
+    assert [r.getMessage() for r in caplog.records] == []
+
+
+# -- a misspelled interrupt reason in a slot's enabled is refused where it is written ------------------------
+
+class ToolCallsOnly(ic.InterruptState):
+    """A slot taking tool approvals only, declared with the helper."""
+
+    enabled = ic.for_reasons("tool_call")
+
+
+def test_a_misspelled_reason_is_refused_when_the_class_is_defined():
+    with pytest.raises(ValueError, match=re.escape("unknown interrupt reason 'tool_cal' (did you mean 'tool_call'?)")):
+        class Typo(ic.InterruptState):
+            enabled = ic.for_reasons("tool_cal")
+    with pytest.raises(ValueError, match="at least one reason"):
+        ic.for_reasons()
+    ic.for_reasons("input_required", "confirmation", "langgraph:human")  # standard, or a producer's own
+
+
+@pytest.mark.loopback
+async def test_for_reasons_takes_the_sets_of_its_reasons_and_leaves_the_rest_to_the_default_slot(demo_agent):
+    url, store = demo_agent
+    chat = ic.Chat(url, interrupts=[(ToolCallsOnly, builder_slot)], name="builder-reasons")
+    tab = await Tab(chat.state, store).load()
+    await tab.send("approval")  # reason tool_call: the helper's slot takes it
+    assert (await tab.chat.get_state(ToolCallsOnly)).active
+    await tab.cls.new_thread.fn(tab.chat)
+    await tab.send("choice")  # reason input_required: the default slot
+    assert not (await tab.chat.get_state(ToolCallsOnly)).active
+    assert (await tab.config()).active
+
+
+# -- the default database folder keeps its files out of the app's repository -------------------------------
+
+def test_the_default_database_folder_ignores_its_files_in_git(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("INTERRUPT_CHAT_DB_URL", raising=False)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("*.db\n*.py[cod]\n.web\n.states\n")  # `reflex init`'s template
+    database = ThreadDB(default_db_url())
+    database.overwrite("alice", AgentSession("http://127.0.0.1:9/", thread_id="t1"))
+    folder = tmp_path / ".interrupt_chat"
+    assert {p.name for p in folder.iterdir()} >= {"threads.db", ".gitignore"}
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    for name in ("threads.db-wal", "threads.db-shm"):
+        (folder / name).touch()  # SQLite's own files beside the database (WAL journaling)
+    shown = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, check=True,
+                           capture_output=True, text=True).stdout
+    database.close()
+    assert ".interrupt_chat" not in shown, shown
+    assert ".gitignore" in shown  # the app's own: the check saw the repository
