@@ -22,7 +22,10 @@ def _event_namespace() -> Any:
     if not _namespace:
         from reflex.utils import prerequisites
 
-        _namespace.append(prerequisites.get_and_validate_app().app.event_namespace)
+        namespace = prerequisites.get_and_validate_app().app.event_namespace
+        if namespace is None:  # not set up yet: asked again next time
+            return None
+        _namespace.append(namespace)
     return _namespace[0]
 
 
@@ -37,8 +40,10 @@ def gone(token: str) -> bool:
         return False
     if context.emit_delta_impl is None or not token:  # pushes reach no socket here anyway
         return False
-    namespace = _event_namespace()
-    manager = getattr(namespace, "_token_manager", None)
+    try:
+        manager = getattr(_event_namespace(), "_token_manager", None)
+    except Exception:  # noqa: BLE001 - no app to ask: a push is never stopped by this check
+        return False
     if manager is None or isinstance(manager, RedisTokenManager):
         return False
     return token not in manager.token_to_socket
