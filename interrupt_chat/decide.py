@@ -142,7 +142,9 @@ class DecideState(rx.State):
         if self.phase not in ("open", "done") or self.sending:  # done: the audit entry may say more now
             return
         found = await _find(self, self._token())
-        self.phase, self.action, self.card, self.again = found.phase, found.action, found.card, found.again
+        own = self.phase == "done" and not self.again  # this page's click answered it: it keeps saying so
+        self.phase, self.action, self.card = found.phase, found.action, found.card
+        self.again = "" if own else found.again
 
 
 async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
