@@ -211,7 +211,7 @@ def _bulk_confirm(state: type[ChatState]) -> rx.Component:
     verb = rx.cond(state.inbox_bulk_verb == "approve", "Approve", "Reject")
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
-            rx.alert_dialog.title(verb, " ", count, " selected requests?"),
+            rx.alert_dialog.title(verb, " ", count, rx.cond(count == "1", " selected request?", " selected requests?")),
             rx.alert_dialog.description(
                 "Each is answered once, as its own card's ", verb, " would answer it. Forms, credentials, expired "
                 "requests and those answered elsewhere are skipped.", size="2"),
