@@ -23,12 +23,13 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .expiry import expiry_sweeper
     from .files import Attachments
     from .gc_tuning import tune_gc
+    from .reasons import for_reasons
     from .state import ChatState, InterruptState
     from .tools import FrontendToolState
 
 __all__ = ["Attachments", "Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
-           "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "policy_list",
-           "set_default_agent_url", "thread_list", "tune_emit", "tune_gc"]
+           "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "for_reasons",
+           "policy_list", "set_default_agent_url", "thread_list", "tune_emit", "tune_gc"]
 
 _LAZY = {
     "Attachments": "interrupt_chat.files",
@@ -45,6 +46,7 @@ _LAZY = {
     "expiry_sweeper": "interrupt_chat.expiry",
     "tune_gc": "interrupt_chat.gc_tuning",
     "tune_emit": "interrupt_chat.emit_tuning",
+    "for_reasons": "interrupt_chat.reasons",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",

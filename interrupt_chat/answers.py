@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 from ag_ui.core import BaseEvent
 
-from . import driver, persistence, routing
+from . import driver, notifier, persistence, routing
 from .agui import AgentSession, Pending
 from .cards import steps_answer
 from .forms import FormError, check_answer, edited_approval, payload_from_form
@@ -190,7 +190,8 @@ def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: st
     else:
         action = "rejected" if isinstance(payload, dict) and payload.get("approved") is False else "resolved"
     return persistence.Audit(session.thread_id, pending.run_id, target, reason, action,
-                             payload if verb == "resolve" else None, pending.schema_for(target or None))
+                             payload if verb == "resolve" else None, pending.schema_for(target or None),
+                             about=notifier.about(session, target))
 
 
 def problem_with(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:

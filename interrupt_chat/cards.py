@@ -291,6 +291,8 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
         card = legacy_view(card, pending.event["value"])
         return [replace(card, plain=card.kind not in ("form", "choice", "steps"))]
     answers = tracker.answers
+    # every one answered, and no resume on its way: the resume failed (S15), the set is offered again as new
+    offered_again = not tracker.sealed and all(i.id in answers for i in pending.interrupts)
     cards = []
     for interrupt in pending.interrupts:
         if interrupt.id in hide:
@@ -299,7 +301,7 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
         card.rememberable = remember is not None and rememberable(interrupt, tool_name(interrupt, transcript), remember)
         card.plain = approval_payload(interrupt, "allow") is not None
         answer = answers.get(interrupt.id)
-        card.answered = answer.status if answer else ""
+        card.answered = answer.status if answer and not offered_again else ""
         card.run_id = pending.run_id or ""
         card.source, card.named = source_of(interrupt_dict(interrupt), None, _last_step(transcript))
         cards.append(card)

@@ -17,6 +17,7 @@ import dataclasses
 import hmac
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -33,13 +34,25 @@ from .store import secrets as stored_secrets
 from .store.schema import threads_table
 from .threads_db import ThreadDB, ThreadDBError
 
-__all__ = ["DecideState"]
+__all__ = ["DecideState", "already"]
 
 log = logging.getLogger(__name__)
 
 INVALID = "This link is not valid. Open the request in the app instead."
 LOGIN = "Sign in to the app as the person this request is for, then open the link again."
 IN_APP = "Answer this request in the app."
+_ACTIONS = {"resolved": "approved", "rejected": "rejected", "cancelled": "cancelled", "dismissed": "dismissed"}
+_BY = {"person": "in the app", "bulk": "in a bulk decision from the inbox", "policy": "by a rule",
+       "link": "through a decision link", "expiry": "when it expired"}
+
+
+def already(action: str, at: datetime | None, by: str) -> str:
+    """What a link that was answered before says: how, when (UTC) and by whom (the audit's ``by``)."""
+    when = f" on {at.astimezone(UTC):%Y-%m-%d at %H:%M} UTC" if at is not None else ""
+    if action == "expired":
+        return f"This request expired{when}." if by in ("", "expiry") else f"This request was cancelled{when}."
+    how = _ACTIONS.get(action, "answered")
+    return f"This request was already answered: {how}{when} {_BY.get(by, 'in the app')}."
 
 
 @dataclass
@@ -53,6 +66,7 @@ class _Found:
     owner_key: str = ""
     link: links.Link | None = None
     interrupt: Interrupt | None = None  # what Approve / Reject answer (only an approval: approval_payload)
+    again: str = ""  # done before this page answered it: how, when and by whom (:func:`already`)
 
 
 class DecideState(rx.State):
@@ -63,6 +77,7 @@ class DecideState(rx.State):
     card: Card | None = None
     error: str = ""
     sending: bool = False
+    again: str = ""  # done, and not by this page's own click: how, when and by whom
 
     def _token(self) -> str:
         path = urlsplit(str(self.router.url)).path.rstrip("/")
@@ -111,12 +126,13 @@ class DecideState(rx.State):
                 await persistence.db_call(stored_secrets.use_once, db, link.use_id)
         found = await _find(self, token, fresh=True)
         if answered.recorded and found.phase == "done":  # this answer won: say which (its audit entry may lag)
-            found.action = "rejected" if effect == "deny" else "resolved"
+            found.action, found.again = "rejected" if effect == "deny" else "resolved", ""
         await self._show(found)
 
     async def _show(self, found: _Found) -> None:
         async with self:
             self.phase, self.action, self.card, self.sending = found.phase, found.action, found.card, False
+            self.again = found.again
             if found.phase == "open" and found.link is not None:  # answered elsewhere: this page follows (sync.py)
                 sync.watch_page(found.owner_key, tab_token(self), self.get_full_name(),
                                 found.link.thread_id)
@@ -126,7 +142,9 @@ class DecideState(rx.State):
         if self.phase not in ("open", "done") or self.sending:  # done: the audit entry may say more now
             return
         found = await _find(self, self._token())
+        own = self.phase == "done" and not self.again  # this page's click answered it: it keeps saying so
         self.phase, self.action, self.card = found.phase, found.action, found.card
+        self.again = "" if own else found.again
 
 
 async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
@@ -147,13 +165,15 @@ async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
             if await persistence.owner_of(cast("Any", chat)) != owner_key:
                 return _Found("login")
         decided = await persistence.db_read(db.decisions, owner_key, link.thread_id)
-        action = next((d.action for d in reversed(decided) if d.interrupt_id == link.interrupt_id), "")
+        record = next((d for d in reversed(decided) if d.interrupt_id == link.interrupt_id), None)
+        action = record.action if record is not None else ""
+        again = already(action or "resolved", record.at, record.by) if record is not None else ""
         if await persistence.db_call(stored_secrets.used, db, link.use_id):
-            return _Found("done", action or "resolved")
+            return _Found("done", action or "resolved", again=again or already("resolved", None, "link"))
         if action:
-            return _Found("done", action)
+            return _Found("done", action, again=again)
         if link.expired:
-            return _Found("done", "expired")
+            return _Found("done", "expired", again=already("expired", None, ""))
         stored = await persistence.db_read(db.read, owner_key, link.thread_id)
     except ThreadDBError:
         return _Found("invalid")

@@ -26,9 +26,11 @@ from . import (
     links,
     live,
     load,
+    missing_pages,
     notifier,
     paging,
     persistence,
+    presence,
     routing,
     rule_answers,
     runs,
@@ -156,6 +158,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     """
     chat = await routing.chat_of(state, chat_cls)
     expiry.ensure_running()  # Chat(on_expiry="cancel"): this worker may sweep
+    missing_pages.check(chat_cls)  # once: the pages it points people at that the app lacks
     owner = await persistence.owner_of(chat)
     if chat.loaded and owner != chat._owner_key:  # another person now (a log-in, a log-out): nothing of theirs stays
         chat.loaded = False
@@ -214,7 +217,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         await _emit(chunks)
         await sync.live(owner, session, origin)  # the owner's other tabs that show this thread
 
-    throttle, shown_state = _Throttle(push, session.read_at), session.transcript.state
+    throttle, shown_state = _Throttle(_to_tab(push, origin, owner, session), session.read_at), session.transcript.state
     try:
         async for event in events:
             moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
@@ -254,6 +257,20 @@ async def _end(state: rx.State, chat_cls: type[ChatState], session: AgentSession
             chat._summaries = summaries
             list_threads(chat)
     return call, by_rule, notice
+
+
+def _to_tab(push: Callable[[bool, bool], Awaitable[None]], origin: str, owner: str,
+            session: AgentSession) -> Callable[[bool, bool], Awaitable[None]]:
+    """``push`` while the tab is there; a closed tab gets nothing (:mod:`.presence`).
+
+    Its run goes on and is saved, and the owner's other tabs follow it.
+    """
+    async def pushing(route: bool, text_only: bool = False) -> None:
+        if presence.gone(origin):
+            await sync.live(owner, session, origin)
+        else:
+            await push(route, text_only)
+    return pushing
 
 
 async def _surface(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,

@@ -27,6 +27,9 @@ def set_default_agent_url(url: str | None) -> None:
             None removes the registration.
     """
     global _registered
+    from .declaring import check_agent_url  # here: it imports the state classes
+
+    check_agent_url(url or None, relative=True)
     _registered = url or None
 
 

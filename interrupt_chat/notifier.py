@@ -103,6 +103,36 @@ def notification(event: str, owner_key: str, thread_id: str, *, run_id: str = ""
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "decide_url": decide_url}
 
 
+def about(session: AgentSession, interrupt_id: str) -> dict[str, str]:
+    """What an interrupt of the thread's pending set asks: its ``message``, ``tool`` and ``tool_call_id``.
+
+    Taken when it is answered (the ``decided`` / ``expired`` events name what was decided); a legacy
+    set's (``interrupt_id`` "") message is its value's.
+    """
+    pending = session.tracker.pending
+    if pending is None:
+        return {}
+    if pending.kind == "legacy":
+        value = pending.raw_value
+        message = value if isinstance(value, str) else value.get("message", "") if isinstance(value, dict) else ""
+        return {"message": str(message or "")}
+    interrupt = next((i for i in pending.interrupts if i.id == interrupt_id), None)
+    if interrupt is None:
+        return {}
+    call_id = interrupt.tool_call_id or ""
+    call = session.transcript.tool_calls.get(call_id) if call_id else None
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    tool = call.name if call is not None else metadata.get("tool_name") or ""
+    return {"message": interrupt.message or "", "tool": str(tool), "tool_call_id": call_id}
+
+
+def decisions(owner_key: str, audits: Iterable[Any]) -> list[dict[str, Any]]:
+    """One ``decided`` (or ``expired``) notification per recorded decision (``persistence.Audit``)."""
+    return [notification("expired" if a.action == "expired" else "decided", owner_key, a.thread_id,
+                         run_id=a.run_id or "", interrupt_id=a.interrupt_id, reason=a.reason or "", **a.about)
+            for a in audits]
+
+
 def requests_of(event: str, owner_key: str, session: AgentSession) -> list[dict[str, Any]]:
     """One notification per open request of a thread: its set's unanswered interrupts, its waiting tool calls."""
     from .links import url_for  # links read the database's secret
@@ -120,11 +150,9 @@ def requests_of(event: str, owner_key: str, session: AgentSession) -> list[dict[
         for interrupt in pending.interrupts:
             if interrupt.id in session.tracker.answers:
                 continue
-            call = session.transcript.tool_calls.get(interrupt.tool_call_id or "")
             items.append(notification(
                 event, owner_key, thread_id, run_id=run_id, interrupt_id=interrupt.id, reason=interrupt.reason or "",
-                message=interrupt.message or "", tool=call.name if call is not None else "",
-                expires_at=str(interrupt.expires_at or ""),
+                **about(session, interrupt.id), expires_at=str(interrupt.expires_at or ""),
                 decide_url=url_for(owner_key, session, interrupt.id) if event == "pending" else ""))
     items += [notification(event, owner_key, thread_id, tool=row.name, tool_call_id=row.id)
               for row in tool_rows(session)]

@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -495,6 +495,7 @@ class Audit:
     schema: Any = None
     by: str = "person"  # person | bulk | policy | link | expiry
     detail: dict[str, Any] | None = None  # a policy's answer: {tool, rule, policyId, toolCallId}
+    about: dict[str, str] = field(default_factory=dict)  # its message, tool, tool call (notifier.about; not stored)
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
@@ -524,10 +525,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             from . import links  # (it builds on this module)
 
             await links.ready()  # the notification names the person by an HMAC: the secret, off the loop
-        await notifier.emit(owner, [notifier.notification("expired" if a.action == "expired" else "decided", owner,
-                                                          a.thread_id, run_id=a.run_id or "",
-                                                          interrupt_id=a.interrupt_id, reason=a.reason or "")
-                                    for a in audits or []])
+        await notifier.emit(owner, notifier.decisions(owner, audits or []))
     except ThreadDeleted:
         log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
     except ThreadConflict as exc:
@@ -564,7 +562,7 @@ def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
     by_id = {i.id: i for i in pending.interrupts} if pending else {}
     now = session.tracker.now()
     return [Audit(session.thread_id, pending.run_id if pending else None, e.interrupt_id,
-                  by_id[e.interrupt_id].reason, "expired")
+                  by_id[e.interrupt_id].reason, "expired", about=notifier.about(session, e.interrupt_id))
             for e in entries if e.status == "cancelled" and e.interrupt_id in by_id
             and is_expired(by_id[e.interrupt_id], now)]
 

@@ -59,6 +59,7 @@ from .store import files as store_files
 from .store import inbox as store_inbox
 from .store.audit import DECIDED_BY, DECISION_ACTIONS
 from .store.feedback import Feedback
+from .store.folder import make_folder
 from .store.masking import MASKED, mask_secrets
 from .store.rows import (
     _COLUMN_KEYS,
@@ -199,7 +200,7 @@ class ThreadDB:
         database = url.database or ""
         self._memory = database in ("", ":memory:") or database.startswith("file::memory:")
         if not self._memory:
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            make_folder(database)  # the default dot-folder gets a .gitignore of "*" (threads.db, -wal, -shm)
         engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False},
                                **({"poolclass": StaticPool} if self._memory else {}))
         memory = self._memory

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .agui import AgentSession, MessageView, Transcript
 from .agui.multimodal import attachments_of
 from .agui.sanitize import parse_json
-from .agui.transport import UNREACHABLE, UNREACHABLE_TIMEOUT
+from .agui.transport import BROKEN, UNREACHABLE, UNREACHABLE_TIMEOUT
 from .cards import Card
 from .files import human_size
 from .streaming import args_key, text_key
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .threads_db import ThreadSummary
 
 __all__ = [
+    "BROKEN_MESSAGE",
     "UNREACHABLE_MESSAGE",
     "AttachmentRow",
     "InboxSet",
@@ -276,12 +277,16 @@ def tool_rows(session: AgentSession) -> list[ToolWaitRow]:
 
 
 UNREACHABLE_MESSAGE = "The assistant is unreachable right now. Try again in a moment."
+BROKEN_MESSAGE = "The assistant stopped before finishing its answer. Try again in a moment."
 
 
 def people_error(error: str) -> str:
-    """A run's error as the chat shows it: an agent that cannot be reached is said plainly.
+    """A run's error as the chat shows it: an agent that cannot be reached, or whose answer broke off, is said plainly.
 
-    The URL and the cause (credentials redacted) are in the log line the session writes; the page
-    gets what to do. Every other error is already short and plain (docs/decisions/0010).
+    The URL and the cause (credentials redacted, the transport's own words) are in the log line the
+    session writes; the page gets what to do. Every other error is already short and plain
+    (docs/decisions/0010).
     """
-    return UNREACHABLE_MESSAGE if error.startswith((UNREACHABLE, UNREACHABLE_TIMEOUT)) else error
+    if error.startswith((UNREACHABLE, UNREACHABLE_TIMEOUT)):
+        return UNREACHABLE_MESSAGE
+    return BROKEN_MESSAGE if error.startswith(BROKEN) else error

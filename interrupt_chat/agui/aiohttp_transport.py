@@ -56,6 +56,10 @@ def _mapped(request: httpx.Request, *, connecting: bool) -> Iterator[None]:
 
 def _cause(exc: BaseException) -> str:
     inner = exc.__cause__ or exc.__context__
+    # aiohttp's parser errors read "400, message: ..." (a status of its own, never the agent's): the message only
+    message = getattr(inner, "message", None)
+    if isinstance(message, str) and message:
+        return message
     return str(inner) if inner is not None and str(inner) else str(exc) or type(exc).__name__
 
 

@@ -41,7 +41,7 @@ from .frontend_tools import FrontendTool, FrontendTools, ToolWait, error_result,
 from .interrupts import Decision, InterruptTracker, Pending, secret_parts
 from .multimodal import resolve, user_content
 from .predict import CONFIRM_TOOL, rejects
-from .sanitize import short_text
+from .sanitize import display_url, short_text
 from .transcript import Transcript
 from .transport import AgentClient, AgentRun
 from .verify import Verifier
@@ -364,7 +364,8 @@ class AgentSession:
         except RunCancelled:
             self._failed("stopped", cancelled=True, before_start=resuming and not started)
         except (AgentError, ChunkError, ProtocolViolation) as exc:
-            log.warning("run %s on %s failed (%s): %s", run_input.run_id, self.thread_id, type(exc).__name__, exc)
+            log.warning("run %s on %s failed at %s (%s): %s", run_input.run_id, self.thread_id,
+                        display_url(self.client.url if self.client else ""), type(exc).__name__, exc)  # no secrets
             # the agent's own RUN_ERROR reason wins over a complaint about what it sent after it
             reason = self.error if self.error and isinstance(exc, ProtocolViolation) else short_text(exc)
             self._failed(reason, before_start=resuming and not started)

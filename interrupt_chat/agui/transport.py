@@ -45,6 +45,7 @@ from .events import parse_delta_json, parse_event, parse_snapshot_json
 from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
 __all__ = [
+    "BROKEN",
     "UNREACHABLE",
     "UNREACHABLE_TIMEOUT",
     "AgentClient",
@@ -61,6 +62,9 @@ __all__ = [
 #: How a failure to reach the agent at all begins (what an app shows people instead: no URL, no cause).
 UNREACHABLE = "cannot reach the agent"
 UNREACHABLE_TIMEOUT = "timed out connecting to the agent"
+#: How a connection that broke while the agent answered begins (people get a sentence; the log keeps the rest).
+BROKEN = ("the connection to the agent dropped", "the agent's answer is not valid HTTP",
+          "HTTP error talking to the agent", "unexpected error while reading the stream")
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ from typing import Any
 import reflex as rx
 
 from .. import persistence
+from ..declaring import check_state_args
 from ..files import Attachments
 from ..page_check import STALE_MESSAGE, PageCheck
 from ..registry import Headers, identity_key, legacy_class_name, new_chat_state
@@ -47,6 +48,7 @@ def chat_state(agent_url: str | None = None,
     A chat is found by its ``name`` (else its interrupts and tools): ``chat_state(name="support")``
     is the state of ``chat(..., name="support")``; arguments given must match that chat's.
     """
+    check_state_args(agent_url, interrupts, headers, owner, tools, name)
     interrupts, tools = list(interrupts or []), list(tools or [])
     configs = [c for c, _ in interrupts]
     legacy = legacy_class_name(_legacy_key(agent_url, interrupts, tools, name), agent_url, headers, owner)

@@ -65,8 +65,9 @@ def decide_page(app_path: str = "/") -> rx.Component:
             rx.match(
                 DecideState.phase,
                 ("open", _open(app_path)),
-                ("done", rx.callout(done, icon="check", custom_attrs={"data-testid": "decide-done",
-                                                                      "data-action": DecideState.action})),
+                ("done", rx.callout(rx.cond(DecideState.again != "", DecideState.again, done), icon="check",
+                                    custom_attrs={"data-testid": "decide-done", "data-action": DecideState.action,
+                                                  "data-again": rx.cond(DecideState.again != "", "true", "false")})),
                 ("invalid", rx.callout(INVALID, icon="triangle_alert", color_scheme="red",
                                        custom_attrs={"data-testid": "decide-invalid"})),
                 ("login", rx.callout(LOGIN, icon="lock", custom_attrs={"data-testid": "decide-login"})),

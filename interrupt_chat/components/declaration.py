@@ -21,6 +21,7 @@ from typing import Any
 
 import reflex as rx
 
+from ..declaring import check_chat, check_state_args
 from ..files import Attachments
 from ..policies import RememberFn
 from ..registry import Headers
@@ -87,6 +88,9 @@ class Chat:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
+        check_chat(tool_renderers=tool_renderers, notify=notify, decide_requires_owner=decide_requires_owner,
+                   remember=remember, on_feedback=on_feedback, attachments=attachments)
+        check_state_args(agent_url, interrupts, headers, owner, tools, name)
         self.interrupts = list(interrupts or [])
         self.tool_renderers = dict(tool_renderers or {})
         self.name = name

@@ -280,7 +280,7 @@ def _bulk_confirm(states: list[type[ChatState]]) -> rx.Component:
     close = [s.inbox_bulk_close for s in states]
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
-            rx.alert_dialog.title(verb, " ", count, " selected requests?"),
+            rx.alert_dialog.title(verb, " ", count, rx.cond(count == "1", " selected request?", " selected requests?")),
             rx.alert_dialog.description(
                 "Each is answered once, as its own card's ", verb, " would answer it. Forms, credentials, expired "
                 "requests and those answered elsewhere are skipped.", size="2"),

@@ -214,7 +214,7 @@ def _edit(state: type[InterruptState], card: Any) -> rx.Component:
             rx.el.textarea(name="edited_args", default_value=card.edit_args, rows=6,
                            class_name="ic-input ic-mono",
                            custom_attrs=_testid("interrupt-edit-args", **{"aria-label": "Tool arguments (JSON)"})),
-            rx.button("Approve with edits", type="submit", size="1", variant="soft",
+            rx.button("Approve with edits", type="submit", size="1", variant="soft", class_name="ic-fold-more",
                       disabled=state.submitting, custom_attrs=_testid("interrupt-approve-edited")),
             class_name="ic-edit", custom_attrs={"data-ic-fold": "true", "data-open": "false"},
         ),

@@ -6,6 +6,7 @@ from typing import Any, cast
 
 import reflex as rx
 
+from .. import missing_pages
 from ..state import ChatState
 from .chat import STYLESHEET
 
@@ -38,6 +39,7 @@ def policy_list(state: type[ChatState] | Any) -> rx.Component:
     owner's other tabs. ``state``: the chat (an ``ic.Chat`` or its state class).
     """
     chat = cast("type[ChatState]", state if isinstance(state, type) else state.state)
+    missing_pages.policy_list_built()
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),
         # "no rules" only once the list answered: before, an empty list says nothing about the owner's rules

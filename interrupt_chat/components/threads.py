@@ -75,7 +75,7 @@ def _item(state: type[ChatState], thread: Any) -> rx.Component:
     return rx.hstack(
         rx.button(
             rx.vstack(
-                rx.text(thread["title"], size="1", weight="medium", trim="both", class_name="ic-thread-title"),
+                rx.text(thread["title"], size="1", weight="medium", class_name="ic-thread-title"),
                 rx.cond(thread["updated"] != "", rx.text(thread["updated"], size="1", color_scheme="gray")),
                 spacing="0", align="start",
             ),

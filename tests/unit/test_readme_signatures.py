@@ -12,7 +12,7 @@ import interrupt_chat as ic
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FUNCTIONS = ("chat", "chat_state", "approvals_inbox", "thread_list", "audit_trail", "policy_list", "decide_page",
-             "expiry_sweeper", "set_default_agent_url", "Attachments", "tune_gc", "tune_emit")
+             "expiry_sweeper", "set_default_agent_url", "Attachments", "tune_gc", "tune_emit", "for_reasons")
 METHODS: dict[str, tuple[str, ...]] = {"Chat": ("view", "thread_list", "inbox", "audit_trail", "policy_list")}
 EVENTS: dict[str, tuple[str, ...]] = {
     "InterruptState": ("resolve", "cancel", "remember_rule"),

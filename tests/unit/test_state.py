@@ -531,7 +531,8 @@ async def test_s15_failed_submission_keeps_the_set_and_can_be_retried(plain: Har
     assert plain.chat.error == UNREACHABLE_MESSAGE  # for people; the log line has the URL and the cause
     assert "cannot reach the agent" in (plain.session.error or "")
     assert plain.chat.status == "error" and plain.chat.locked is True  # the error wins the status (S15)
-    assert default.active is True and default.submitting is False and default.cards[0].answered == "resolved"
+    # offered again as new: no "resolved" badge on a request whose answer never reached the agent (issue 39)
+    assert default.active is True and default.submitting is False and default.cards[0].answered == ""
     client.url = good_url
     await Default.resolve.fn(default, {"approved": True}, interrupt_id)
     assert plain.records()[1]["resume"][0]["status"] == "resolved"
