@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import reflex as rx
 from ag_ui.core import BaseEvent
 
-from . import driver, notifier, persistence, routing
+from . import driver, notifier, persistence, routing, trail
 from .agui import AgentSession, Pending
 from .cards import steps_answer
 from .forms import FormError, check_answer, edited_approval, payload_from_form
@@ -166,7 +166,7 @@ async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSes
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             chat.notice = notice or chat.notice
-            chat.decisions = await persistence.decision_rows(chat)
+            chat.decisions = await trail.decision_rows(chat)
     outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
     if outcome.events is not None:
         await driver.drive(state, chat_cls, session, outcome.events)

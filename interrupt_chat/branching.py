@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
-from . import driver, persistence
+from . import driver, persistence, trail
 from .agui import AgentSession
 from .agui.branches import BranchError, branch_off, switch
 from .agui.records import session_from_record, session_record
@@ -97,7 +97,7 @@ async def _act(state: rx.State, plan: Plan, *, requests: bool = True) -> None:
             return
         chat.editing_id = ""
         await driver.publish(chat, new, full=True, starting=events is not None)
-        await persistence.show_trail(chat)
+        await trail.show_trail(chat)
     if events is not None:
         await driver.drive(chat, chat_cls, new, events)
 

@@ -36,6 +36,7 @@ from . import (
     runs,
     streaming,
     sync,
+    trail,
 )
 from .agui import AgentSession
 from .agui.events import DELTA_TYPES
@@ -165,7 +166,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     if not chat.loaded:
         await persistence.restore(chat)
         chat.loaded = True
-        await persistence.show_trail(chat)
+        await trail.show_trail(chat)
         session = chat._session()
         # starting: another worker's run (orphans.py)
         await publish(chat, session, full=True, starting=chat.status == "running", shown=True)

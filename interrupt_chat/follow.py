@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import driver, live, persistence, routing, rule_answers
+from . import driver, live, persistence, routing, rule_answers, trail
 from .inbox import fill
 from .views import MessageRow, ToolCallRow
 
@@ -71,7 +71,7 @@ async def _show_thread(chat: ChatState, chat_cls: type[ChatState], thread_id: st
             chat.thread_id = ""
     session = chat._session()
     await driver.publish(chat, session, full=True, starting=busy)
-    await persistence.show_trail(chat)
+    await trail.show_trail(chat)
     return await routing.route(chat, chat_cls, session)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
-from . import answers, driver, persistence, policies, sync
+from . import answers, driver, persistence, policies, sync, trail
 from .agui import AgentSession
 from .store import policies as store
 from .threads_db import ThreadDBError
@@ -112,7 +112,7 @@ async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:
 def shown_rows(audits: list[persistence.Audit]) -> list[dict[str, str]]:
     """The audit rows of a policy's answers, shown at once (their notes) until the written trail replaces them."""
     return [{"interrupt_id": a.interrupt_id, "action": a.action, "reason": a.reason or "", "by": a.by, "at": "",
-             "payload": "", **persistence.policy_detail(a.detail)} for a in audits]
+             "payload": "", **trail.policy_detail(a.detail)} for a in audits]
 
 
 async def make(owner: str, tool: str, scope: str, effect: str, thread_id: str) -> policies.Rule | None:

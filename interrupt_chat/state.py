@@ -26,6 +26,7 @@ from .mixins import ConcreteSubclasses
 from .threads import ThreadListHandlers
 from .threads_db import ThreadSummary
 from .tools import FrontendToolState, ToolHandlers, attach
+from .trail import show_trail
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
@@ -182,7 +183,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
             self.thread_id = session.thread_id
             await driver.publish(self, session, full=True)
             paging.show_match(self, session, self.thread_query)  # opened from the search: at its match
-            await persistence.show_trail(self)
+            await show_trail(self)
             return self.__class__.route_interrupts
 
     @rx.event(background=True)
