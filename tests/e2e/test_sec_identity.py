@@ -8,8 +8,6 @@ which the browser sends the cookie from, gets no identity: ``chat-signin``, noth
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -18,65 +16,13 @@ from playwright.sync_api import Page, expect
 
 from interrupt_chat.identity import COOKIE
 from tests.e2e.conftest import Chat, DemoAgent
-from tests.unit.agents import free_port
-
-
-class SiblingOrigin:
-    """A TCP proxy on another port of the page's host: the same app, served from a sibling origin."""
-
-    def __init__(self, host: str, target: int) -> None:
-        self.host, self.target, self.port = host, target, free_port()
-        self._loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> SiblingOrigin:
-        self._thread.start()
-        assert self._started.wait(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", self.port))
-        self._started.set()
-        try:
-            self._loop.run_forever()
-        finally:
-            server.close()
-            tasks = asyncio.all_tasks(self._loop)
-            for task in tasks:
-                task.cancel()
-            self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-            self._loop.close()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection(self.host, self.target)
-        except OSError:
-            writer.close()
-            return
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+from tests.proxy import TcpProxy
 
 
 @pytest.fixture
 def sibling(app_url: str) -> Iterator[str]:
     parts = urlsplit(app_url)
-    with SiblingOrigin(parts.hostname or "127.0.0.1", parts.port or 80) as proxy:
+    with TcpProxy(parts.port or 80, host=parts.hostname or "127.0.0.1") as proxy:  # a sibling origin: another port
         yield f"{parts.scheme}://{parts.hostname}:{proxy.port}"
 
 

@@ -15,14 +15,12 @@ Run as its own pytest process, after ``. scripts/env.sh`` like every reflex comm
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from collections import Counter
@@ -36,6 +34,7 @@ from playwright.sync_api import Page, expect
 from interrupt_chat.demo_agent import create_app as create_demo_agent
 from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
 from tests.e2e.conftest import ARTIFACTS, Chat, DemoAgent, browser_type_launch_args  # noqa: F401 - a fixture
+from tests.proxy import TcpProxy
 from tests.redis_server import running_redis
 from tests.unit.agents import free_port, serve_in_thread
 
@@ -130,58 +129,6 @@ class ScaleApp:
                        for c in worker.net_connections("tcp")):
                     found.add(worker.pid)
         return found
-
-
-class TcpProxy:
-    """A TCP proxy on a free loopback port to ``127.0.0.1:target`` (the pages' backend URL), in a thread."""
-
-    def __init__(self, target: int) -> None:
-        self.target, self.port = target, free_port()
-        self._loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name=f"proxy-{self.port}")
-
-    def __enter__(self) -> TcpProxy:
-        self._thread.start()
-        assert self._started.wait(10), "the proxy did not start"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", self.port))
-        self._started.set()
-        try:
-            self._loop.run_forever()
-        finally:
-            server.close()
-            tasks = asyncio.all_tasks(self._loop)
-            for task in tasks:
-                task.cancel()
-            self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-            self._loop.close()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
-        except OSError:
-            writer.close()
-            return
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except OSError:
-        pass
-    finally:
-        writer.close()
 
 
 def _ok(url: str) -> bool:

@@ -114,7 +114,8 @@ def page_value(var: Any, states: dict[str, Any], **loop: Any) -> Any:
     names = "\n".join(f"const {name} = {json.dumps(value)};" for name, value in loop.items())
     program = (f"const STATES = {json.dumps(_flat(states))};\n{hooks}\n{names}\n"
                f"process.stdout.write(JSON.stringify({var!s}) ?? 'undefined');")
-    done = subprocess.run(["node", "-e", program], capture_output=True, text=True, timeout=30)
+    # the program on standard input: a whole test session's states outgrow a command line
+    done = subprocess.run(["node", "-"], input=program, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr[-2000:]
     return None if done.stdout == "undefined" else json.loads(done.stdout)
 
