@@ -260,3 +260,37 @@ def test_the_inbox_counts_selects_and_filters_custom_slot_rows(page: Page, runni
     expect(page.get_by_test_id("app-waiting")).to_have_text("2 waiting")
     tool.select_option("any")
     expect(page.get_by_test_id("inbox-item")).to_have_count(2)
+
+
+# -- issue 39: "Always allow" and bulk on pydantic-ai's approvals (an optional ``reason``: still a plain approval) --
+
+
+def test_always_allow_through_the_slot_makes_a_rule_that_answers_the_next_request(page: Page,
+                                                                                running_app: RunningApp):
+    page.goto(running_app.url + "/")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "clean up")
+    _question(page, "delete_files")
+    page.get_by_test_id("app-always").click()  # rule made, and this request approved
+    expect(page.get_by_test_id("message").filter(has_text="Tool said")).to_have_count(1)
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "idle")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "clean up again")
+    expect(page.get_by_test_id("message").filter(has_text="Tool said")).to_have_count(1)  # the rule answered
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "idle")
+    expect(page.get_by_test_id("app-question")).to_have_count(0)  # no card was drawn for it
+
+
+def test_bulk_approve_answers_every_selected_pydantic_ai_request(page: Page, running_app: RunningApp):
+    _two_waiting_threads(page, running_app)
+    page.get_by_role("link", name="Inbox").click()  # the app's own link (the page's socket stays)
+    expect(page.get_by_test_id("inbox-select")).to_have_count(3)
+    page.get_by_test_id("inbox-select-all").click()
+    page.get_by_test_id("inbox-approve-selected").click()
+    confirm = page.get_by_test_id("inbox-bulk-confirm")
+    expect(confirm).to_contain_text("3")
+    confirm.get_by_test_id("inbox-bulk-confirm-yes").click()
+    result = page.get_by_test_id("inbox-bulk-result")
+    expect(result).to_have_attribute("data-done", "3")  # none skipped as "not a plain approval"
+    expect(result).to_have_attribute("data-skipped", "0")
+    expect(page.get_by_test_id("inbox-empty")).to_be_visible()
