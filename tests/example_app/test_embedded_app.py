@@ -294,3 +294,18 @@ def test_bulk_approve_answers_every_selected_pydantic_ai_request(page: Page, run
     expect(result).to_have_attribute("data-done", "3")  # none skipped as "not a plain approval"
     expect(result).to_have_attribute("data-skipped", "0")
     expect(page.get_by_test_id("inbox-empty")).to_be_visible()
+
+
+def test_the_inbox_page_shows_no_other_thread_s_audit_trail(page: Page, running_app: RunningApp):
+    """The README's /inbox showed the loaded thread's decisions beside requests of other threads."""
+    page.goto(running_app.url + "/")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "clean up")  # a thread that waits
+    _question(page, "delete_files")
+    page.get_by_test_id("thread-new").click()
+    _send(page, "clean up again")
+    page.get_by_test_id("app-no").click()  # a decision in the thread the chat shows
+    expect(page.get_by_test_id("audit-entry")).to_have_count(1)  # the trail is the chat's, beside it
+    page.get_by_role("link", name="Inbox").click()
+    expect(page.get_by_test_id("inbox-item")).to_have_count(1)
+    expect(page.get_by_test_id("audit-entry")).to_have_count(0)  # no decision of a thread it does not list

@@ -44,14 +44,14 @@ support = ic.Chat(
 def index() -> rx.Component:
     return rx.hstack(
         rx.box(support.thread_list(), width="16rem"),
-        rx.box(rx.link("Inbox", href="/inbox"), support.view(), flex="1"),
+        rx.box(rx.link("Inbox", href="/inbox"), support.view(), support.audit_trail(), flex="1"),  # this thread's
         align="start", padding="1rem",
     )
 
 
 def inbox() -> rx.Component:
     return rx.box(rx.link("Chat", href="/"), rx.heading("Waiting for you"), support.inbox(chat_path="/"),
-                  support.audit_trail(), padding="1rem")
+                  padding="1rem")
 
 
 app = rx.App()
