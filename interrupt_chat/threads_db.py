@@ -34,18 +34,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, event, exists, or_, select, text
+from sqlalchemy import exists, or_, select, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
-from sqlalchemy.pool import StaticPool
 
 from .agui.records import RecordError, session_from_record, session_record
 from .agui.session import AgentSession
@@ -58,8 +55,8 @@ from .store import feedback as store_feedback
 from .store import files as store_files
 from .store import inbox as store_inbox
 from .store.audit import DECIDED_BY, DECISION_ACTIONS
+from .store.engine import DEFAULT_DATA_DIR, create, default_db_url
 from .store.feedback import Feedback
-from .store.folder import make_folder
 from .store.masking import MASKED, mask_secrets
 from .store.rows import (
     _COLUMN_KEYS,
@@ -116,38 +113,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Folder (under the working directory) of the default SQLite file, created on first use. Hidden: Reflex's dev
-#: reloader skips dot-folders, so thread writes (``-wal``/``-shm`` files) never restart the dev backend.
-DEFAULT_DATA_DIR = ".interrupt_chat"
-LEGACY_DATA_DIR = "interrupt_chat_data"  # the default before 0.x: still used when it holds a database
-DEFAULT_DB_FILE = "threads.db"
 SCHEMA_VERSION = 3  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
-
-
-def default_db_url(reflex_db_url: str | None = None) -> str:
-    """The database URL to use when none is configured explicitly.
-
-    In order: the ``INTERRUPT_CHAT_DB_URL`` environment variable; else ``reflex_db_url`` (pass
-    the Reflex app's ``rx.Config.db_url`` if it has one); else a SQLite file
-    ``.interrupt_chat/threads.db`` under the current working directory (the app's root when
-    started by ``reflex run``). The folder is created when :class:`ThreadDB` first opens the file;
-    unlike Reflex's ``.states`` folder it is not emptied at start-up, and like it, Reflex's dev
-    reloader does not watch it. A database left in the older default folder
-    ``interrupt_chat_data/`` is still used (with a warning: there, every write restarts a dev backend).
-    """
-    configured = os.environ.get(DB_URL_ENV, "").strip()
-    if configured:
-        return configured
-    if reflex_db_url and reflex_db_url.strip():
-        return reflex_db_url.strip()
-    legacy = Path.cwd() / LEGACY_DATA_DIR / DEFAULT_DB_FILE
-    if legacy.exists() and not (Path.cwd() / DEFAULT_DATA_DIR / DEFAULT_DB_FILE).exists():
-        log.warning("thread database: using %s; move it to %s/ (Reflex's dev reloader restarts the backend on "
-                    "every write in %s/)", legacy, DEFAULT_DATA_DIR, LEGACY_DATA_DIR)
-        return f"sqlite:///{legacy}"
-    return f"sqlite:///{Path.cwd() / DEFAULT_DATA_DIR / DEFAULT_DB_FILE}"
 
 
 # -- the database ------------------------------------------------------------------------------------
@@ -177,14 +145,13 @@ class ThreadDB:
 
     def __init__(self, url: str, *, busy_timeout: float = 5.0, connect_timeout: float = 5.0) -> None:
         """Prepare the engine; nothing connects yet."""
-        self._memory = False
         try:
             parsed = make_url(url)
             if parsed.drivername in ("postgresql", "postgres"):
                 parsed = parsed.set(drivername="postgresql+psycopg")
             self._sqlite = parsed.get_backend_name() == "sqlite"
             self.url = parsed.render_as_string(hide_password=True)
-            self._engine = self._create_engine(parsed, busy_timeout, connect_timeout)
+            self._engine, self._memory = create(parsed, busy_timeout, connect_timeout)
         except (ArgumentError, SQLAlchemyError, ImportError, ValueError, OSError) as exc:
             raise ThreadDBError(f"thread database: unusable URL ({type(exc).__name__}: {exc})") from exc
         self._lock = threading.RLock()
@@ -192,34 +159,6 @@ class ThreadDB:
         self._known: OrderedDict[tuple[str, str], _Known] = OrderedDict()  # per thread, least recently used first
         self._damaged: set[tuple[str, str]] = set()  # threads whose rows did not parse: rewrite them whole
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
-
-    def _create_engine(self, url: Any, busy_timeout: float, connect_timeout: float) -> Engine:
-        if not self._sqlite:
-            args = {"connect_timeout": max(2, round(connect_timeout))} if url.get_backend_name() == "postgresql" else {}
-            return create_engine(url, pool_pre_ping=True, connect_args=args)
-        database = url.database or ""
-        self._memory = database in ("", ":memory:") or database.startswith("file::memory:")
-        if not self._memory:
-            make_folder(database)  # the default dot-folder gets a .gitignore of "*" (threads.db, -wal, -shm)
-        engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False},
-                               **({"poolclass": StaticPool} if self._memory else {}))
-        memory = self._memory
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-            dbapi_connection.isolation_level = None  # transactions are begun below, not by the driver
-            cursor = dbapi_connection.cursor()
-            if not memory:
-                cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-            cursor.close()
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn: Connection) -> None:
-            # a write takes the lock at BEGIN, so it waits (busy timeout) instead of failing to upgrade
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("ic_write") else "BEGIN")
-
-        return engine
 
     @property
     def engine(self) -> Engine:
