@@ -19,6 +19,8 @@ $py -m ruff check --quiet .    # configured in pyproject.toml ([tool.ruff])
 echo "lint: ruff OK"
 $py -m mypy --no-error-summary # configured in pyproject.toml ([tool.mypy]): the whole package
 echo "types: mypy OK"
+.venv/bin/lint-imports --no-cache > test-artifacts/import-linter.log || { cat test-artifacts/import-linter.log; exit 1; }  # [tool.importlinter]
+echo "layers: import-linter OK"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
 wait $venvs || { cat test-artifacts/producer-venvs.log; echo "building the producer venvs failed" >&2; exit 1; }
 $py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)

@@ -17,7 +17,7 @@ from interrupt_chat.agui.records import (
     session_from_record,
     session_record,
 )
-from interrupt_chat.demo_agent import create_app
+from interrupt_chat.demo.agent import create_app
 
 SECRET = "sk-records-SECRET-4242"
 
