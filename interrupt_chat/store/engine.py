@@ -30,7 +30,7 @@ def default_db_url(reflex_db_url: str | None = None) -> str:
 
     In order: the ``INTERRUPT_CHAT_DB_URL`` environment variable; else ``reflex_db_url`` (pass
     the Reflex app's ``rx.Config.db_url`` if it has one); else a SQLite file
-    ``.interrupt_chat/tab/threads.db`` under the current working directory (the app's root when
+    ``.interrupt_chat/threads.db`` under the current working directory (the app's root when
     started by ``reflex run``). The folder is created when :class:`ThreadDB` first opens the file;
     unlike Reflex's ``.states`` folder it is not emptied at start-up, and like it, Reflex's dev
     reloader does not watch it. A database left in the older default folder

@@ -1,7 +1,7 @@
 """An owner's threads in the thread database, called explicitly by the chat (never while publishing).
 
 The database is :class:`~interrupt_chat.store.threads_db.ThreadDB` (``INTERRUPT_CHAT_DB_URL``, else the
-Reflex app's ``db_url``, else ``.interrupt_chat/tab/threads.db``; ``off`` keeps threads in memory
+Reflex app's ``db_url``, else ``.interrupt_chat/threads.db``; ``off`` keeps threads in memory
 only). Threads are loaded inside the state lock when a state first needs them; writes happen after
 the lock is released. Database trouble is logged once per failure, shown as one notice, and never
 breaks the chat: it keeps working in memory.
