@@ -145,8 +145,8 @@ class MarkdownAgent:
 
 def _thread_events(body: RunAgentInput, said: str) -> list[BaseEvent]:
     """A run of ``backlog:<N>`` (the thread plus N backlog turns) or of ``ask`` (a pending approval)."""
-    from interrupt_chat.demo_agent import interrupts
-    from interrupt_chat.demo_agent.backlog import turn_messages
+    from interrupt_chat.demo.agent import interrupts
+    from interrupt_chat.demo.agent.backlog import turn_messages
 
     run, message_id = uuid.uuid4().hex[:8], f"msg-{uuid.uuid4().hex[:8]}"
     events: list[BaseEvent] = [RunStartedEvent(thread_id=body.thread_id, run_id=body.run_id)]

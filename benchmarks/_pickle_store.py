@@ -1,7 +1,7 @@
 """BASELINE for the benchmarks: the pickle-based thread store interrupt_chat used before its database.
 
 It rewrote a tab's whole pickled sessions on every save; ``benchmarks/thread_save.py`` runs it
-next to :class:`interrupt_chat.threads_db.ThreadDB` and prints the ratio. Not part of the package.
+next to :class:`interrupt_chat.store.threads_db.ThreadDB` and prints the ratio. Not part of the package.
 
 ``reflex run`` empties its disk state manager's folder at every start, so the chat also keeps each
 tab's threads (transcripts and pending interrupts) in a small SQLite file, keyed by the tab's

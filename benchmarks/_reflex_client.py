@@ -212,7 +212,7 @@ class ChatView:
             self.state_key = state
 
     def _is_chat(self, state: str) -> bool:
-        """The chat's state, or its current turn's (``live``: a state of its own, interrupt_chat/live.py)."""
+        """The chat's state, or its current turn's (``live``: a state of its own, interrupt_chat/tab/live.py)."""
         return self.state_key is not None and state in (self.state_key, self.state_key + LIVE_SUFFIX)
 
     def _row(self, row: dict[str, Any], changed: list[tuple[str, str, int]]) -> None:

@@ -39,7 +39,7 @@ OWNER = "bench-owner"
 AGENT_CODE = """
 import sys, uvicorn
 from interrupt_chat import identity
-from interrupt_chat.demo_agent import create_app
+from interrupt_chat.demo.agent import create_app
 uvicorn.run(create_app(delay=0.0), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
 
@@ -63,7 +63,7 @@ def _tab(chat_cls):
 
 async def _waiting_threads(chat_cls, count: int):
     """A tab whose owner has ``count`` threads, each waiting on one approval; its inbox cards."""
-    from interrupt_chat import inbox
+    from interrupt_chat.approvals import inbox
 
     chat = _tab(chat_cls)
     await chat_cls.on_load_chat.fn(chat)
@@ -84,7 +84,8 @@ async def _all_idle(db, owner_key: str, thread_ids: list[str]) -> None:
 
 
 async def _one_by_one(chat_cls) -> tuple[float, str]:
-    from interrupt_chat import inbox, persistence
+    from interrupt_chat.approvals import inbox
+    from interrupt_chat.tab import persistence
 
     chat, cards = await _waiting_threads(chat_cls, ITEMS)
     started = time.perf_counter()
@@ -95,7 +96,8 @@ async def _one_by_one(chat_cls) -> tuple[float, str]:
 
 
 async def _bulk(chat_cls) -> tuple[float, str]:
-    from interrupt_chat import bulk, persistence
+    from interrupt_chat.approvals import bulk
+    from interrupt_chat.tab import persistence
 
     chat, cards = await _waiting_threads(chat_cls, ITEMS)
     started = time.perf_counter()
@@ -107,7 +109,7 @@ async def _bulk(chat_cls) -> tuple[float, str]:
 
 async def main() -> None:
     import interrupt_chat as ic
-    from interrupt_chat import persistence
+    from interrupt_chat.tab import persistence
 
     port = _free_port()
     agent = subprocess.Popen([sys.executable, "-c", AGENT_CODE, str(port)])

@@ -89,8 +89,8 @@ def clone(path, owner_key, thread_id, count):
 
 
 async def main():
-    from interrupt_chat.demo_agent import create_app
-    from interrupt_chat.registry import new_chat_state
+    from interrupt_chat.demo.agent import create_app
+    from interrupt_chat.assembly.registry import new_chat_state
     from interrupt_chat import inbox, persistence
 
     url = serve(create_app(delay=0.0))

@@ -186,7 +186,7 @@ _default.create_ssl_context = _cached
 '''
 
 _PUSH_INTERVAL = '''
-# what-if push-interval={value}: interrupt_chat.load.PUSH_INTERVAL (the shortest tick between two pushes
+# what-if push-interval={value}: interrupt_chat.workers.load.PUSH_INTERVAL (the shortest tick between two pushes
 # of one chat while text streams) set as soon as the module is imported
 import importlib.abc
 import sys
@@ -194,7 +194,7 @@ import sys
 
 class _SetInterval(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "interrupt_chat.load":
+        if name != "interrupt_chat.workers.load":
             return None
         sys.meta_path.remove(self)
         spec = __import__("importlib.util").util.find_spec(name)
@@ -212,7 +212,7 @@ sys.meta_path.insert(0, _SetInterval())
 '''
 
 _ADAPTIVE_PUSH = '''
-# what-if adaptive-push={value}: one controller per worker sets interrupt_chat.load.PUSH_INTERVAL from
+# what-if adaptive-push={value}: one controller per worker sets interrupt_chat.workers.load.PUSH_INTERVAL from
 # the event loop's lag: every 0.25 s, the worst lateness of a 50 ms timer in that window; above
 # 100 ms the interval grows x1.5 (up to {value} s), below 25 ms it shrinks /1.25 (down to 50 ms)
 import asyncio
@@ -230,7 +230,7 @@ def _start(module):
                 before = loop.time()
                 await asyncio.sleep(0.05)
                 worst = max(worst, loop.time() - before - 0.05)
-            load = sys.modules["interrupt_chat.load"]
+            load = sys.modules["interrupt_chat.workers.load"]
             if worst > 0.1:
                 load.PUSH_INTERVAL = min({value}, load.PUSH_INTERVAL * 1.5)
             elif worst < 0.025:
@@ -250,7 +250,7 @@ def _start(module):
 
 class _Adaptive(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "interrupt_chat.driver":
+        if name != "interrupt_chat.tab.driver":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)

@@ -83,20 +83,14 @@ from reflex_base.event.context import EventContext  # noqa: E402
 from reflex_base.utils import format as rx_format  # noqa: E402
 
 from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
-from interrupt_chat import answers, driver, registry  # noqa: E402
+from interrupt_chat.tab import answers, driver
+from interrupt_chat.assembly import registry  # noqa: E402
 from interrupt_chat.agui import AgentSession, ChunkExpander, Verifier, events, parse_event  # noqa: E402
-from interrupt_chat.history import HistoryDelta  # noqa: E402
-from interrupt_chat.live import live_of  # noqa: E402
-from interrupt_chat.paging import history_rows  # noqa: E402
-from interrupt_chat.driver import (  # noqa: E402
-    ENVELOPE_BYTES,
-    FLUSH_NOW,
-    PUSH_INTERVAL,
-    PUSHES_PER_SECOND,
-    STREAM_IDLE,
-    STREAM_RATIO,
-)
-from interrupt_chat.views import MessageRow, message_rows  # noqa: E402
+from interrupt_chat.model.history import HistoryDelta  # noqa: E402
+from interrupt_chat.tab.live import live_of  # noqa: E402
+from interrupt_chat.tab.paging import history_rows  # noqa: E402
+from interrupt_chat.tab.driver import ENVELOPE_BYTES, FLUSH_NOW, PUSH_INTERVAL, PUSHES_PER_SECOND, STREAM_IDLE, STREAM_RATIO
+from interrupt_chat.model.views import MessageRow, message_rows  # noqa: E402
 from tests.unit.page import PREFIX, SUFFIX, Page  # noqa: E402  (what a tab does with the chunks)
 
 REAL_PUBLISH = driver.publish  # the real one (``recording`` patches the module attribute)

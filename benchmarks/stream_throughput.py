@@ -55,8 +55,9 @@ os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 
 import reflex as rx  # noqa: E402
 
-from interrupt_chat import driver, registry  # noqa: E402
-from interrupt_chat.live import live_of  # noqa: E402
+from interrupt_chat.tab import driver
+from interrupt_chat.assembly import registry  # noqa: E402
+from interrupt_chat.tab.live import live_of  # noqa: E402
 
 DELTAS = 20_000
 REPEATS = 5

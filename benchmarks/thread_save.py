@@ -7,7 +7,7 @@ one user message is added and the thread saved again, ``SAVES`` times; the media
 - the baseline, measured here in the same run: the old pickle store
   (``benchmarks/_pickle_store.ThreadStore.save``, the store the chat used before its database), which pickles the whole session and rewrites
   its one row every time;
-- ``ThreadDB.save`` (``interrupt_chat.threads_db``) on a SQLite file (WAL, default synchronous=FULL,
+- ``ThreadDB.save`` (``interrupt_chat.store.threads_db``) on a SQLite file (WAL, default synchronous=FULL,
   like the baseline): the thread row, plus only the message rows that are new or changed. Which
   ones is found by digest; the digests come from ``MessageDigests.scan``, which converts only the
   messages whose view changed (a cheap key per view: the one part of a save that still reads the
@@ -35,7 +35,7 @@ from benchmarks._thread import ARG_DELTAS, DELTAS, build_transcript, typed_runs,
 from interrupt_chat.agui import AgentSession  # noqa: E402
 from interrupt_chat.agui.records import MessageDigests, message_digest, session_record  # noqa: E402
 from benchmarks._pickle_store import ThreadStore  # noqa: E402  (the old pickle store: the baseline)
-from interrupt_chat.threads_db import ThreadDB  # noqa: E402
+from interrupt_chat.store.threads_db import ThreadDB  # noqa: E402
 
 SIZES = (10, 100, 600)
 SAVES = 40  # saves timed per size, each after one new message; the median is printed

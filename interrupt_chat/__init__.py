@@ -2,14 +2,27 @@
 
 ``interrupt_chat.agui`` is the framework-free protocol core. The Reflex API (``Chat``,
 ``chat``, ``InterruptState``, …) is loaded lazily on first use, so importing the core never imports Reflex.
+
+The package is laid out by layer (docs/decisions/0024): ``agui`` < ``model`` < ``store`` < ``workers`` <
+``tab`` < ``approvals`` < ``assembly`` < ``components`` < ``demo``. Modules that lived at the top before
+(``interrupt_chat.threads_db``, ``interrupt_chat.state``, …) still import under their old names: the
+same module object, so states pickled before the move load too.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .model.old_paths import MOVED
+
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
+    from .approvals.expiry import expiry_sweeper
+    from .assembly.state import ChatState, InterruptState
     from .components.chat import chat, chat_state
     from .components.decide import decide_page
     from .components.declaration import Chat
@@ -18,35 +31,33 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.policies import policy_list
     from .components.threads import audit_trail, thread_list
     from .components.tool_wait import ToolCall
-    from .emit_tuning import tune_emit
-    from .endpoint import set_default_agent_url
-    from .expiry import expiry_sweeper
-    from .files import Attachments
-    from .gc_tuning import tune_gc
-    from .reasons import for_reasons
-    from .state import ChatState, InterruptState
-    from .tools import FrontendToolState
+    from .model.files import Attachments
+    from .model.reasons import for_reasons
+    from .tab.endpoint import set_default_agent_url
+    from .tab.tools import FrontendToolState
+    from .workers.emit_tuning import tune_emit
+    from .workers.gc_tuning import tune_gc
 
 __all__ = ["Attachments", "Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
            "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "for_reasons",
            "policy_list", "set_default_agent_url", "thread_list", "tune_emit", "tune_gc"]
 
 _LAZY = {
-    "Attachments": "interrupt_chat.files",
+    "Attachments": "interrupt_chat.model.files",
     "Chat": "interrupt_chat.components.declaration",
-    "ChatState": "interrupt_chat.state",
-    "InterruptState": "interrupt_chat.state",
-    "FrontendToolState": "interrupt_chat.tools",
+    "ChatState": "interrupt_chat.assembly.state",
+    "InterruptState": "interrupt_chat.assembly.state",
+    "FrontendToolState": "interrupt_chat.tab.tools",
     "ToolCall": "interrupt_chat.components.tool_wait",
     "SlotProps": "interrupt_chat.components.interrupt_slot",
     "chat": "interrupt_chat.components.chat",
     "chat_state": "interrupt_chat.components.chat",
     "decide_page": "interrupt_chat.components.decide",
-    "set_default_agent_url": "interrupt_chat.endpoint",
-    "expiry_sweeper": "interrupt_chat.expiry",
-    "tune_gc": "interrupt_chat.gc_tuning",
-    "tune_emit": "interrupt_chat.emit_tuning",
-    "for_reasons": "interrupt_chat.reasons",
+    "set_default_agent_url": "interrupt_chat.tab.endpoint",
+    "expiry_sweeper": "interrupt_chat.approvals.expiry",
+    "tune_gc": "interrupt_chat.workers.gc_tuning",
+    "tune_emit": "interrupt_chat.workers.emit_tuning",
+    "for_reasons": "interrupt_chat.model.reasons",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",
     "audit_trail": "interrupt_chat.components.threads",
@@ -67,3 +78,30 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     """The module's names, lazy ones included."""
     return sorted([*globals(), *__all__])
+
+
+
+class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``interrupt_chat.<old>`` is the module at its new path (not a copy: one module, one set of globals)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        """A spec for an old path (and anything under it), else None."""
+        head, _, rest = fullname.partition(".")
+        if head != __name__:
+            return None
+        old = rest.partition(".")[0]
+        if old not in MOVED:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        """The module under its new name."""
+        old, _, tail = spec.name.partition(".")[2].partition(".")
+        return importlib.import_module(".".join(filter(None, (__name__, MOVED[old], tail))))
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the module ran under its new name."""
+
+
+if not any(isinstance(finder, _OldPaths) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _OldPaths())

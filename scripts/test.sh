@@ -24,6 +24,8 @@ echo "types: mypy OK"
 NO_MKDOCS_2_WARNING=1 $py -m mkdocs build --strict --site-dir test-artifacts/site > test-artifacts/mkdocs.log 2>&1 ||
   { cat test-artifacts/mkdocs.log; echo "docs: mkdocs build --strict failed" >&2; exit 1; }
 echo "docs: mkdocs OK"
+.venv/bin/lint-imports --no-cache > test-artifacts/import-linter.log || { cat test-artifacts/import-linter.log; exit 1; }  # [tool.importlinter]
+echo "layers: import-linter OK"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
 wait $venvs || { cat test-artifacts/producer-venvs.log; echo "building the producer venvs failed" >&2; exit 1; }
 $py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)

@@ -7,7 +7,7 @@ from typing import Any
 import reflex as rx
 from reflex.vars import Var
 
-from ..files import Attachments
+from ..model.files import Attachments
 from .page_script import page_script
 
 __all__ = ["ATTACH_INPUT_ID", "UPLOAD_ID", "attach_button", "attachment_chips", "attachment_script", "drop_zone",

@@ -7,15 +7,15 @@ from typing import Any
 
 import reflex as rx
 
-from .. import persistence
-from ..declaring import check_state_args
-from ..files import Attachments
-from ..page_check import STALE_MESSAGE, PageCheck
-from ..registry import Headers, identity_key, legacy_class_name, new_chat_state
-from ..state import ChatState, InterruptState
-from ..tools import FrontendToolState
+from ..assembly.registry import Headers, identity_key, legacy_class_name, new_chat_state
+from ..assembly.state import ChatState, InterruptState
+from ..model.files import Attachments
+from ..tab import persistence
+from ..tab.page_check import STALE_MESSAGE, PageCheck
+from ..tab.tools import FrontendToolState
 from .behaviour import chat_behaviour
 from .composer import composer
+from .declaring import check_state_args
 from .history import HistoryRows, history_focus, history_more
 from .identity_cookie import identity_cookie
 from .interrupt_slot import SlotProps, default_slot, slot_container

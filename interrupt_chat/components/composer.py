@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ..state import ChatState
+from ..assembly.state import ChatState
 from .attachments import attach_button, attachment_chips, attachment_script, drop_zone
 
 __all__ = ["COMPOSER_ID", "composer"]

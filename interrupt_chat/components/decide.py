@@ -11,8 +11,8 @@ from typing import Any, cast
 
 import reflex as rx
 
-from ..cards import Card
-from ..decide import IN_APP, INVALID, LOGIN, DecideState
+from ..approvals.decide import IN_APP, INVALID, LOGIN, DecideState
+from ..model.cards import Card
 from .chat import STYLESHEET
 
 __all__ = ["decide_page"]

@@ -21,13 +21,13 @@ from typing import Any
 
 import reflex as rx
 
-from ..declaring import check_chat, check_state_args
-from ..files import Attachments
-from ..policies import RememberFn
-from ..registry import Headers
-from ..state import ChatState, InterruptState
-from ..tools import FrontendToolState
+from ..assembly.registry import Headers
+from ..assembly.state import ChatState, InterruptState
+from ..model.files import Attachments
+from ..model.policies import RememberFn
+from ..tab.tools import FrontendToolState
 from .chat import OwnerFn, RenderFn, chat_state, chat_view
+from .declaring import check_chat, check_state_args
 from .inbox import approvals_inbox
 from .message import ToolRenderers
 from .policies import policy_list

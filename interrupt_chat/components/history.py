@@ -5,7 +5,7 @@ draws; ``offset``: its first row's index; ``at_end``: the current turn follows i
 :func:`history_more` draws "Earlier messages" above the rows and "Later messages" below them
 (when the page holds older rows only, around a search's match); each asks for the next page as
 it scrolls into view. :func:`history_focus` brings a search's match into view. See
-:mod:`interrupt_chat.paging` for the server's side and docs/decisions/0022.
+:mod:`interrupt_chat.tab.paging` for the server's side and docs/decisions/0022.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from reflex_base.event import EventChain, EventHandler, passthrough_event_spec
 from reflex_base.utils.imports import ImportVar
 from reflex_base.vars.base import VarData
 
-from ..state import ChatState
-from ..views import MessageRow
+from ..assembly.state import ChatState
+from ..model.views import MessageRow
 
 __all__ = ["HistoryFocus", "HistoryMore", "HistoryRows", "history_focus", "history_more"]
 

@@ -1,4 +1,4 @@
-// The page's copy of a chat's history rows, fed by deltas (interrupt_chat/history.py, decision 22).
+// The page's copy of a chat's history rows, fed by deltas (interrupt_chat/model/history.py, decision 22).
 //
 // The chat's `history` var carries one delta at a time: rows from some index on (a turn ended,
 // an older row changed), a page of older rows (the person scrolled up), or a reset (a thread
@@ -15,7 +15,7 @@ const GAP_MS = 1500;
 const ASK_AGAIN_MS = 3000;
 const MATCH_MS = 4000; // a search's match stays marked this long
 
-// The twin of interrupt_chat.history.apply: the store after `delta`, or null for a gap.
+// The twin of interrupt_chat.model.history.apply: the store after `delta`, or null for a gap.
 export function applyDelta(store, delta) {
   if (delta.seq === store.seq) return store;
   const rows = delta.rows ?? [];

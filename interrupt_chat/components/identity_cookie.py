@@ -1,6 +1,6 @@
 """``identity_cookie``: the page asks the backend for its identity cookie over HTTP once it has loaded.
 
-The backend issues the browser's identity on the socket's handshake (:mod:`interrupt_chat.identity`),
+The backend issues the browser's identity on the socket's handshake (:mod:`interrupt_chat.tab.identity`),
 in the WebSocket accept. Some servers drop an accept's headers (Granian, which ``reflex run --env prod``
 uses), so the page also asks ``GET <event url>/?interrupt_chat_identity=<its tab token>``: the answer
 sets the cookie of the person its socket was given (HttpOnly: page scripts never see it). Until the
@@ -45,7 +45,7 @@ class IdentityCookie(rx.Fragment):
 
     def add_hooks(self) -> list[str | rx.Var]:
         """The request, in an effect that runs once per page load."""
-        from ..identity import ISSUE_QUERY
+        from ..tab.identity import ISSUE_QUERY
 
         return [_CODE % {"query": ISSUE_QUERY}]
 

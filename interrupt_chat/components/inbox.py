@@ -15,8 +15,8 @@ from typing import Any, cast
 
 import reflex as rx
 
-from ..inbox import ANY, PAGE_SIZE
-from ..state import ChatState, InterruptState
+from ..approvals.inbox import ANY, PAGE_SIZE
+from ..assembly.state import ChatState, InterruptState
 from .behaviour import chat_behaviour
 from .chat import STYLESHEET
 from .interrupt_slot import SlotProps, interrupt_card

@@ -1,7 +1,7 @@
 """The interrupt slot: ``SlotProps`` handed to custom renderers, and the default slot (S22).
 
 The default slot draws one card per open interrupt from ``InterruptState.cards`` (see
-:mod:`interrupt_chat.cards`): Approve / Reject, edit-and-approve, a form built from the
+:mod:`interrupt_chat.model.cards`): Approve / Reject, edit-and-approve, a form built from the
 ``responseSchema``, Cancel, and a live expiry countdown. Form inputs are uncontrolled: a typed
 secret goes from the form submit straight to ``resolve`` and never into a var (S23).
 """
@@ -15,7 +15,7 @@ from typing import Any
 import reflex as rx
 from reflex.vars.base import Var, VarData
 
-from ..state import InterruptState
+from ..assembly.state import InterruptState
 
 __all__ = ["SlotProps", "default_slot", "interrupt_card", "slot_container"]
 

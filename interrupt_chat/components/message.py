@@ -245,7 +245,7 @@ def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = 
     """Draw one row by role. Agent strings are text or sanitized markdown only (S24).
 
     An answer, reasoning and tool-call arguments stream in as new characters only
-    (:mod:`interrupt_chat.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
+    (:mod:`interrupt_chat.tab.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
     ``renderers`` draw the calls of the tools they name (the row's ``input`` / ``output``).
     ``notes``: the chat's ``policy_notes``, drawn in the tool calls they are about.
     ``state``: the chat's state, for copy and feedback on the message (none without it).

@@ -6,8 +6,8 @@ from typing import Any, cast
 
 import reflex as rx
 
-from .. import missing_pages
-from ..state import ChatState
+from ..approvals import missing_pages
+from ..assembly.state import ChatState
 from .chat import STYLESHEET
 
 __all__ = ["policy_list"]

@@ -1,7 +1,7 @@
 """``stream_text``: a row's text that streams in as new bytes only (``stream_text.jsx``).
 
 The backend sends the text of a streaming message through Reflex's event channel (see
-:mod:`interrupt_chat.streaming`); the row var carries the prefix the page had when the message
+:mod:`interrupt_chat.tab.streaming`); the row var carries the prefix the page had when the message
 started. The component shows the longer of the two and asks for the whole text again
 (``on_gap``) when the page missed part of it.
 """

@@ -10,7 +10,7 @@ from typing import Any
 
 import reflex as rx
 
-from ..state import ChatState
+from ..assembly.state import ChatState
 
 __all__ = ["audit_trail", "thread_list"]
 

@@ -14,10 +14,10 @@ import reflex as rx
 from reflex.event import EventSpec
 from reflex.vars import ObjectVar
 
-from ..tools import FrontendToolState
+from ..tab.tools import FrontendToolState
 
 if TYPE_CHECKING:
-    from ..state import ChatState
+    from ..assembly.state import ChatState
 
 __all__ = ["ToolCall", "tool_slot"]
 

@@ -15,7 +15,7 @@ from .schema import decisions_table
 from .types import DecisionRecord, ThreadDBError
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["DECIDED_BY", "DECISION_ACTIONS", "decisions", "export_jsonl", "record"]
 

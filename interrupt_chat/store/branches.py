@@ -19,7 +19,7 @@ from ..agui.branches import Tail
 from .schema import branches_table
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["BranchWrite", "drop_thread", "load", "matches", "write"]
 

@@ -16,7 +16,7 @@ from .sql import DB_URL_ENV
 
 __all__ = ["DEFAULT_DATA_DIR", "DEFAULT_DB_FILE", "LEGACY_DATA_DIR", "create", "default_db_url"]
 
-log = logging.getLogger("interrupt_chat.threads_db")
+log = logging.getLogger("interrupt_chat.store.threads_db")
 
 #: Folder (under the working directory) of the default SQLite file, created on first use. Hidden: Reflex's dev
 #: reloader skips dot-folders, so thread writes (``-wal``/``-shm`` files) never restart the dev backend.
@@ -30,7 +30,7 @@ def default_db_url(reflex_db_url: str | None = None) -> str:
 
     In order: the ``INTERRUPT_CHAT_DB_URL`` environment variable; else ``reflex_db_url`` (pass
     the Reflex app's ``rx.Config.db_url`` if it has one); else a SQLite file
-    ``.interrupt_chat/threads.db`` under the current working directory (the app's root when
+    ``.interrupt_chat/tab/threads.db`` under the current working directory (the app's root when
     started by ``reflex run``). The folder is created when :class:`ThreadDB` first opens the file;
     unlike Reflex's ``.states`` folder it is not emptied at start-up, and like it, Reflex's dev
     reloader does not watch it. A database left in the older default folder

@@ -21,7 +21,7 @@ from .types import DecisionRecord
 
 if TYPE_CHECKING:
     from ..agui.session import AgentSession
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["EXPORT_FORMATS", "export", "thread_json", "thread_markdown"]
 

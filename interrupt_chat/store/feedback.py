@@ -11,7 +11,7 @@ from sqlalchemy import delete, select
 from .schema import feedback_table
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["MAX_COMMENT_CHARS", "RATINGS", "Feedback", "clear", "give", "of_owner", "of_thread"]
 

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, func, select, true
 from sqlalchemy.engine import Connection
 
-from ..files import StoredFile
+from ..model.files import StoredFile
 from .schema import files_table
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["UNSENT", "UNSENT_TTL", "assign", "drop_thread", "drop_unsent", "expire_unsent", "new_file_id", "put",
            "read", "read_owned", "unsent_usage"]

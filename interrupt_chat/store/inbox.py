@@ -20,7 +20,7 @@ from .schema import messages_table, threads_table
 from .types import PendingItem, WaitingToolCall
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["WaitingBody", "WaitingHead", "waiting", "waiting_bodies", "waiting_heads"]
 

@@ -9,7 +9,7 @@ from sqlalchemy import select, union
 from .schema import decisions_table, messages_table, threads_table, tombstones_table
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["move_owner"]
 

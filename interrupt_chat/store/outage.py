@@ -18,7 +18,7 @@ from .types import ThreadDBError
 
 __all__ = ["FIRST_PAUSE", "LONGEST_PAUSE", "Outage"]
 
-log = logging.getLogger("interrupt_chat.persistence")
+log = logging.getLogger("interrupt_chat.tab.persistence")
 
 FIRST_PAUSE = 2.0  # seconds before the first retry of an outage
 LONGEST_PAUSE = 60.0

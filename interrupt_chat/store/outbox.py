@@ -16,7 +16,7 @@ from sqlalchemy import delete, select
 from .schema import outbox_table
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["LEASE_SECONDS", "OutboxItem", "claim_due", "enqueue", "finish", "retry_later"]
 

@@ -1,4 +1,4 @@
-"""The owners' rules (:mod:`interrupt_chat.policies`) in the thread database: made, listed, revoked.
+"""The owners' rules (:mod:`interrupt_chat.model.policies`) in the thread database: made, listed, revoked.
 
 A rule is a row; a revoke stamps ``revoked_at`` rather than deleting it, so the audit export
 says when each rule was made and revoked. Making a rule for a tool and scope that already has
@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
-from ..policies import EFFECTS, SCOPES, Rule
+from ..model.policies import EFFECTS, SCOPES, Rule
 from .schema import decisions_table, policies_table
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["add", "answered", "events", "revoke", "rules"]
 

@@ -1,6 +1,6 @@
 """Where the thread database's calls run: one writer thread and a few readers, off the loop's default pool.
 
-A :class:`~interrupt_chat.threads_db.ThreadDB` makes its writes one at a time (one lock per
+A :class:`~interrupt_chat.store.threads_db.ThreadDB` makes its writes one at a time (one lock per
 process: what it remembers of each thread follows the database). On the event loop's default pool,
 writes waiting for that lock held its threads, and reads queued behind them: a tab's check before
 it acts, the thread list. At 500 chats on one worker, those reads waited a second and more

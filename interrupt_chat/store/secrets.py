@@ -13,7 +13,7 @@ from .schema import link_uses_table, secrets_table
 from .types import ThreadDBError
 
 if TYPE_CHECKING:
-    from ..threads_db import ThreadDB
+    from .threads_db import ThreadDB
 
 __all__ = ["secret", "use_once", "used"]
 

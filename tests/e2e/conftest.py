@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from interrupt_chat.demo_agent import create_app as create_demo_agent
+from interrupt_chat.demo.agent import create_app as create_demo_agent
 from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
 from tests.dojo.matrix import Recorder
 from tests.postgres import running_postgres

@@ -9,7 +9,7 @@ import time
 
 from playwright.sync_api import Browser, expect
 
-from interrupt_chat.demo_agent.scenarios import LONG_DELTAS
+from interrupt_chat.demo.agent.scenarios import LONG_DELTAS
 
 from .conftest import Chat, DemoAgent, LogCapture
 from .test_decision_links import Hook, hook  # noqa: F401 - the webhook that carries the link

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from interrupt_chat import links, notifier
+from interrupt_chat.approvals import links, notifier
 from tests.unit.agents import serve_in_thread
 
 from .conftest import Chat

@@ -8,7 +8,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from interrupt_chat.demo_agent.dojo import STORY
+from interrupt_chat.demo.agent.dojo import STORY
 
 from .a11y import assert_axe_clean
 from .conftest import Chat

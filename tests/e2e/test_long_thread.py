@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from .a11y import assert_axe_clean
 from .conftest import Chat
 
-ROWS = 30  # interrupt_chat.history.PAGE_ROWS: the rows a thread opens with
+ROWS = 30  # interrupt_chat.model.history.PAGE_ROWS: the rows a thread opens with
 
 
 def _long_thread(chat: Chat, turns: int = 500) -> None:

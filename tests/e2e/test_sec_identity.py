@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from interrupt_chat.identity import COOKIE
+from interrupt_chat.tab.identity import COOKIE
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.proxy import TcpProxy
 

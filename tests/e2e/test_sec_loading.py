@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from interrupt_chat import inbox, rule_answers
+from interrupt_chat.approvals import inbox, rule_answers
 
 HELD_S = 15  # at most: a load is let go by the test, or after this
 

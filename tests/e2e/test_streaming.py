@@ -8,7 +8,7 @@ import itertools
 import pytest
 from playwright.sync_api import Page, expect
 
-from interrupt_chat.demo_agent.scenarios import LONG_DELTAS
+from interrupt_chat.demo.agent.scenarios import LONG_DELTAS
 
 from .conftest import Chat
 

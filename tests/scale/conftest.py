@@ -31,7 +31,7 @@ import psutil
 import pytest
 from playwright.sync_api import Page, expect
 
-from interrupt_chat.demo_agent import create_app as create_demo_agent
+from interrupt_chat.demo.agent import create_app as create_demo_agent
 from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
 from tests.e2e.conftest import ARTIFACTS, Chat, DemoAgent, browser_type_launch_args  # noqa: F401 - a fixture
 from tests.proxy import TcpProxy

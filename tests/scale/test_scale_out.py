@@ -17,7 +17,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from interrupt_chat.orphans import ORPHANED_MESSAGE
+from interrupt_chat.tab.orphans import ORPHANED_MESSAGE
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.scale.conftest import ScaleApp
 

@@ -1,4 +1,4 @@
-"""Small scripted AG-UI agents for the protocol-core tests (no LLM, no interrupt_chat.demo_agent).
+"""Small scripted AG-UI agents for the protocol-core tests (no LLM, no interrupt_chat.demo.agent).
 
 - ``sse(...)`` / event builders: raw SSE bytes and wire-event dicts.
 - :class:`ScriptedAgent`: an ASGI app that answers each POST with the next scripted reply (a list

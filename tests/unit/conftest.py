@@ -69,7 +69,7 @@ def _no_live_sync_app(monkeypatch):
     """Unit tests have no running Reflex app: live sync reaches no tab unless a test says how (test_sync.py)."""
     import contextlib
 
-    from interrupt_chat import sync
+    from interrupt_chat.workers import sync
 
     @contextlib.asynccontextmanager
     async def nowhere(token: str, state_name: str):
@@ -84,8 +84,8 @@ def _a_browser_per_state_tree(monkeypatch):
     (``identity.bind``) is a browser of its own, with a person made for it (what a handshake gives)."""
     import weakref
 
-    from interrupt_chat import identity
     from interrupt_chat.agui import new_id
+    from interrupt_chat.tab import identity
 
     real = identity.person_of
     people: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

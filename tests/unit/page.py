@@ -1,7 +1,7 @@
 """What a browser tab receives from a chat state's background events, for in-process tests.
 
 Handlers run inside a Reflex ``EventContext`` whose ``emit_event`` lands here: the
-``_call_script`` events that carry streamed text (``interrupt_chat.streaming``) are applied the
+``_call_script`` events that carry streamed text (``interrupt_chat.tab.streaming``) are applied the
 way ``components/stream_text.jsx`` applies them, so a test reads the text a page shows.
 """
 
@@ -18,7 +18,7 @@ from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
-from interrupt_chat.history import HistoryStore, apply
+from interrupt_chat.model.history import HistoryStore, apply
 
 PREFIX, SUFFIX = "window.icStream?.(", ")"
 

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from interrupt_chat import persistence, runs
-from interrupt_chat.threads_db import ThreadDB
+from interrupt_chat.store.threads_db import ThreadDB
+from interrupt_chat.tab import persistence
+from interrupt_chat.workers import runs
 from tests.unit.page import Page
 
 

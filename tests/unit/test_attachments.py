@@ -18,8 +18,8 @@ from PIL import Image
 
 import interrupt_chat as ic
 from interrupt_chat.agui import multimodal
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.files import Attachments, human_size, refusal, sniff, thumbnail
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.files import Attachments, human_size, refusal, sniff, thumbnail
 from interrupt_chat.store import files as store
 from interrupt_chat.store.schema import messages_table
 from tests.unit.agents import serve_in_thread

@@ -13,7 +13,7 @@ import pytest
 
 import interrupt_chat as ic
 from interrupt_chat.agui.branches import ROOT, BranchError, Branches, Fork, branch_off, switch, tail_text
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore, create_app
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab

@@ -16,15 +16,15 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import decide, headless, links, missing_pages, notifier
 from interrupt_chat.agui import AgentClient, AgentSession
-from interrupt_chat.cards import build_cards
+from interrupt_chat.approvals import decide, headless, links, missing_pages, notifier
+from interrupt_chat.approvals.decide import DecideState
 from interrupt_chat.components.chat import chat_state
-from interrupt_chat.decide import DecideState
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.endpoint import set_default_agent_url
-from interrupt_chat.threads_db import ThreadDB, default_db_url
-from interrupt_chat.views import people_error
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.cards import build_cards
+from interrupt_chat.model.views import people_error
+from interrupt_chat.store.threads_db import ThreadDB, default_db_url
+from interrupt_chat.tab.endpoint import set_default_agent_url
 from tests.unit.agents import RawServer, ScriptedAgent, free_port, serve_in_thread, sse
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab
@@ -239,7 +239,7 @@ def test_the_routes_are_the_apps_own():
 @pytest.mark.loopback
 async def test_a_forgotten_decide_or_policies_page_is_said_once_in_the_log(demo_agent, monkeypatch, caplog):
     url, store = demo_agent
-    caplog.set_level(logging.WARNING, logger="interrupt_chat.missing_pages")
+    caplog.set_level(logging.WARNING, logger="interrupt_chat.approvals.missing_pages")
     monkeypatch.setattr(missing_pages, "_checked", set())
     monkeypatch.setattr(missing_pages, "_warned", set())
     monkeypatch.setattr(missing_pages, "_policy_lists", [False])

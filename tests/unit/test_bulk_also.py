@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat import inbox
+from interrupt_chat.approvals import inbox
+from interrupt_chat.assembly.state import ChatState
 from interrupt_chat.components.inbox import approvals_inbox
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, wait_for

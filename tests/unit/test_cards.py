@@ -1,4 +1,4 @@
-"""interrupt_chat.cards: the default slot's view model (S7, S11, S22), built from a real tracker and transcript."""
+"""model/cards.py: the default slot's view model (S7, S11, S22), built from a real tracker and transcript."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ag_ui.core import (
 )
 
 from interrupt_chat.agui import InterruptTracker, Transcript
-from interrupt_chat.cards import Card, build_cards, legacy_fields, prompt_of, refresh_expiry
+from interrupt_chat.model.cards import Card, build_cards, legacy_fields, prompt_of, refresh_expiry
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
@@ -304,7 +304,7 @@ def test_s11_legacy_object_with_expires_at():
 
 
 def test_a_card_says_who_asks_from_metadata_the_langgraph_namespace_a_legacy_value_or_the_step():
-    from interrupt_chat.cards import source_of
+    from interrupt_chat.model.cards import source_of
 
     assert source_of({"metadata": {"source": "billing"}}) == ("billing", True)
     assert source_of({"metadata": {"agent": "flights"}}, None, "plan") == ("flights", True)

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import reflex as rx
 
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import InterruptState
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import InterruptState
 from tests.unit.test_state import Harness, agents  # noqa: F401 - the loopback demo agent fixture
 
 pytestmark = pytest.mark.loopback

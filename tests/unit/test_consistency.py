@@ -23,13 +23,14 @@ from reflex.istate.data import SessionData
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from interrupt_chat import identity, routing, runs
 from interrupt_chat.agui import AgentSession
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState
-from interrupt_chat.threads_db import ThreadConflict, ThreadDB, ThreadDeleted
-from interrupt_chat.tools import FrontendToolState, attach
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.store.threads_db import ThreadConflict, ThreadDB, ThreadDeleted
+from interrupt_chat.tab import identity, routing
+from interrupt_chat.tab.tools import FrontendToolState, attach
+from interrupt_chat.workers import runs
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 

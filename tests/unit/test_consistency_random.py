@@ -26,11 +26,12 @@ from typing import Any
 
 import pytest
 
-from interrupt_chat import persistence, runs
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState
-from interrupt_chat.threads_db import ThreadDB
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.store.threads_db import ThreadDB
+from interrupt_chat.tab import persistence
+from interrupt_chat.workers import runs
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import page_fixture  # noqa: F401 - the autouse fixture
 from tests.unit.test_consistency import Steps, Tab

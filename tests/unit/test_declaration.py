@@ -11,11 +11,11 @@ import reflex as rx
 from reflex.utils.format import to_snake_case
 
 import interrupt_chat as ic
-from interrupt_chat import persistence
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.page_check import PageCheck
-from interrupt_chat.registry import legacy_class_name
+from interrupt_chat.assembly.registry import legacy_class_name
+from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.schema import decisions_table, messages_table, threads_table
+from interrupt_chat.tab import persistence
+from interrupt_chat.tab.page_check import PageCheck
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import OWNER, Tab

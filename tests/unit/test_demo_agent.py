@@ -1,4 +1,4 @@
-"""Tests of the scripted demo agent (``interrupt_chat.demo_agent``), a strict AG-UI 1.0 producer."""
+"""Tests of the scripted demo agent (``interrupt_chat.demo.agent``), a strict AG-UI 1.0 producer."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ag_ui_validate.types import ValidatorOptions
 from httpx_sse import aconnect_sse
 from pydantic import TypeAdapter
 
-from interrupt_chat.demo_agent import SCENARIO_NAMES, create_app
+from interrupt_chat.demo.agent import SCENARIO_NAMES, create_app
 
 pytestmark = pytest.mark.asyncio
 

@@ -4,7 +4,7 @@ unchanged record whole and the shape the state had."""
 
 from __future__ import annotations
 
-from interrupt_chat.dojo_pages.recipe import _ingredients, ingredient_line
+from interrupt_chat.demo.dojo_pages.recipe import _ingredients, ingredient_line
 
 SALT = {"icon": "🧂", "name": "Salt", "amount": "a pinch"}
 LETTUCE = {"icon": "🥬", "name": "Lettuce leaves", "amount": ""}

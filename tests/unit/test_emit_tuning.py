@@ -12,7 +12,7 @@ import pytest
 import socketio
 
 import interrupt_chat as ic
-from interrupt_chat.emit_tuning import OneTabManager
+from interrupt_chat.workers.emit_tuning import OneTabManager
 
 from .agents import serve_in_thread
 

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat import expiry
-from interrupt_chat.answers import EXPIRED_MESSAGE
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.approvals import expiry
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.tab.answers import EXPIRED_MESSAGE
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, resumes

@@ -11,8 +11,8 @@ import pytest
 from ag_ui.core import AssistantMessage, UserMessage
 
 import interrupt_chat as ic
-from interrupt_chat import threads
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.tab import threads
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab

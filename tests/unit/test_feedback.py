@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import feedback as store
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures

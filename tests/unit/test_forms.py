@@ -1,4 +1,4 @@
-"""interrupt_chat.forms: fields from a responseSchema, coercion of raw form data, validation (S22, S23)."""
+"""interrupt_chat.model.forms: fields from a responseSchema, coercion of raw form data, validation (S22, S23)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ import logging
 
 import pytest
 
-from interrupt_chat.forms import FormError, approval_kind, fields_of, is_secret, payload_from_form, validate_payload
+from interrupt_chat.model.forms import (
+    FormError,
+    approval_kind,
+    fields_of,
+    is_secret,
+    payload_from_form,
+    validate_payload,
+)
 
 SECRET = "sk-SUPER-SECRET-v4lue-9f8e7d"
 

@@ -17,7 +17,7 @@ from ag_ui.core import Context
 from interrupt_chat.agui import AgentClient, AgentSession, ToolCallNotWaiting
 from interrupt_chat.agui.frontend_tools import FrontendTool
 from interrupt_chat.agui.records import session_from_record, session_record
-from interrupt_chat.threads_db import ThreadDB
+from interrupt_chat.store.threads_db import ThreadDB
 from tests.unit.agents import ScriptedAgent, echo_run, serve_in_thread, text, tool_call
 
 STEPS = FrontendTool(

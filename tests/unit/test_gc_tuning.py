@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat.gc_tuning import YOUNG_THRESHOLD
+from interrupt_chat.workers.gc_tuning import YOUNG_THRESHOLD
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The history's deltas (interrupt_chat/history.py, decision 22): what the page holds is always a suffix
+"""The history's deltas (interrupt_chat/model/history.py, decision 22): what the page holds is always a suffix
 of the history, a turn sends only the turn, and a missed delta is a gap, never a wrong row."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from interrupt_chat.history import MAX_ROWS, PAGE_ROWS, HistoryDelta, HistoryFeed, HistoryStore, apply
+from interrupt_chat.model.history import MAX_ROWS, PAGE_ROWS, HistoryDelta, HistoryFeed, HistoryStore, apply
 
 
 @dataclass

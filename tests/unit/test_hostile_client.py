@@ -19,8 +19,8 @@ import pytest
 from reflex.istate.data import SessionData
 
 from interrupt_chat.agui import AgentClient, AgentSession
-from interrupt_chat.demo_agent import create_app
-from interrupt_chat.registry import new_chat_state
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.demo.agent import create_app
 from tests.unit.agents import serve_in_thread
 from tests.unit.test_state import SECRET, Harness, agents, assert_secret_nowhere  # noqa: F401
 

@@ -26,7 +26,7 @@ from ag_ui.core import EventType
 
 from examples import langgraph_agent, pydantic_ai_agent
 from interrupt_chat.agui import AgentSession, interrupt_dict
-from interrupt_chat.cards import source_of
+from interrupt_chat.model.cards import source_of
 from tests.unit.agents import serve_in_thread
 from tests.unit.producer_session import (
     APPROVE,

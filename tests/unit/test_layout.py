@@ -34,7 +34,8 @@ def test_state_module_holds_only_the_two_states():
 
 
 def test_view_models_and_the_core_do_not_import_reflex():
-    modules = ["interrupt_chat.agui", "interrupt_chat.views", "interrupt_chat.cards", "interrupt_chat.forms",
-               "interrupt_chat.threads_db", "interrupt_chat.agui.records"]
+    modules = ["interrupt_chat.agui", "interrupt_chat.model.views", "interrupt_chat.model.cards",
+               "interrupt_chat.model.forms",
+               "interrupt_chat.store.threads_db", "interrupt_chat.agui.records"]
     code = f"import sys; import {', '.join(modules)}; assert 'reflex' not in sys.modules, 'reflex imported'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=PACKAGE.parent)

@@ -1,7 +1,7 @@
 """Decision links (issue 23): signed tokens, the ``/decide`` page's logic, and exactly one resume on every path.
 
 Tabs are ``rx.State`` trees against the demo agent on loopback; a link is answered the way the page
-answers it (:mod:`interrupt_chat.headless`), with no tab involved.
+answers it (:mod:`interrupt_chat.approvals.headless`), with no tab involved.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 import reflex as rx
 
 import interrupt_chat as ic
-from interrupt_chat import decide, headless, links, notifier
-from interrupt_chat.decide import DecideState
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.approvals import decide, headless, links, notifier
+from interrupt_chat.approvals.decide import DecideState
+from interrupt_chat.demo.agent import DemoStore, create_app
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, resumes

@@ -1,4 +1,4 @@
-"""The current turn's rows live in a state of their own (interrupt_chat.live).
+"""The current turn's rows live in a state of their own (interrupt_chat.tab.live).
 
 Reflex re-renders every component that reads a state when any var of that state changes; these
 tests check which states a push changes, as Reflex computes the delta it sends to the page.
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import reflex as rx
 
-from interrupt_chat import driver
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.agui.events import parse_event
-from interrupt_chat.live import LiveTurn, live_of
-from interrupt_chat.registry import new_chat_state
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.tab import driver
+from interrupt_chat.tab.live import LiveTurn, live_of
 
 
 def tab():

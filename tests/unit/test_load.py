@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from interrupt_chat import load
-from interrupt_chat.load import MAX_PUSH_INTERVAL, PUSH_INTERVAL, WorkerLoad, read_pause
+from interrupt_chat.workers import load
+from interrupt_chat.workers.load import MAX_PUSH_INTERVAL, PUSH_INTERVAL, WorkerLoad, read_pause
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ async def test_the_probe_sees_a_blocked_loop_and_an_idle_one(lag):
 
 
 async def test_a_busy_worker_takes_the_state_lock_for_streamed_text_less_often(lag):
-    from interrupt_chat.driver import LOCK_AT_LEAST_EVERY, MAX_LOCK_INTERVAL, _Throttle
+    from interrupt_chat.tab.driver import LOCK_AT_LEAST_EVERY, MAX_LOCK_INTERVAL, _Throttle
 
     async def push(route: bool, text_only: bool = False) -> None:
         return None
@@ -91,7 +91,7 @@ async def test_a_push_that_is_due_waits_for_the_last_event_of_its_read(lag):
         TextMessageStartEvent,
     )
 
-    from interrupt_chat.driver import _Throttle
+    from interrupt_chat.tab.driver import _Throttle
 
     pushes: list[bool] = []
 
@@ -120,7 +120,7 @@ async def test_a_busy_worker_reads_the_stream_next_just_before_the_next_tick(lag
     the next tick; an idle worker reads as the client's pause says (no call)."""
     from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
 
-    from interrupt_chat.driver import _Throttle
+    from interrupt_chat.tab.driver import _Throttle
 
     async def push(route: bool, text_only: bool = False) -> None:
         return None
@@ -141,7 +141,7 @@ async def test_a_busy_worker_reads_the_stream_next_just_before_the_next_tick(lag
 
 
 def test_a_resync_asked_on_this_worker_is_taken_by_one_push():
-    from interrupt_chat import driver
+    from interrupt_chat.tab import driver
 
     driver._resync_wanted.add(("owner-key", "thread-1"))
     assert driver._resync_asked(("owner-key", "thread-1"))

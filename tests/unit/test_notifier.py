@@ -1,7 +1,7 @@
 """Server-side notifications (issue 23): the chat's ``notify`` function and a signed webhook, through the outbox.
 
 A real webhook receiver on loopback checks every request's signature the way the README tells a
-receiver to (``interrupt_chat.notifier.verify``); tabs are ``rx.State`` trees against the demo agent.
+receiver to (``interrupt_chat.approvals.notifier.verify``); tabs are ``rx.State`` trees against the demo agent.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import links, notifier
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.approvals import links, notifier
+from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import outbox
-from interrupt_chat.threads_db import ThreadDB
+from interrupt_chat.store.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab

@@ -1,4 +1,4 @@
-"""A chat that shows a run nobody drives any more (its worker died) ends it as failed (``interrupt_chat.orphans``).
+"""A chat that shows a run nobody drives any more (its worker died) ends it as failed (``interrupt_chat.tab.orphans``).
 
 Without Redis the registry is local: a run this process does not hold is dead. The state is a copy
 as another worker left it: a session pickled mid-run (no live run, no claim) and ``status == "running"``.
@@ -11,10 +11,11 @@ import pickle
 import pytest
 import reflex as rx
 
-from interrupt_chat import orphans, runs
-from interrupt_chat.live import live_of
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.tab import orphans
+from interrupt_chat.tab.live import live_of
+from interrupt_chat.workers import runs
 
 AGENT = "http://127.0.0.1:9/"  # never reached
 

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from interrupt_chat import persistence
 from interrupt_chat.store.outage import Outage
-from interrupt_chat.threads_db import ThreadDBError
+from interrupt_chat.store.threads_db import ThreadDBError
+from interrupt_chat.tab import persistence
 from tests.unit.agents import free_port
 
 
@@ -27,7 +27,7 @@ def test_an_outage_is_logged_once_and_tried_again_after_a_growing_pause(caplog):
     clock = Clock()
     outage = Outage(first=2.0, longest=8.0, clock=clock)
     outage.check()  # up: nothing to skip
-    with caplog.at_level(logging.DEBUG, logger="interrupt_chat.persistence"):
+    with caplog.at_level(logging.DEBUG, logger="interrupt_chat.tab.persistence"):
         outage.failed(ThreadDBError("thread database: could not connect"))
         with pytest.raises(ThreadDBError, match="next try in 2 s"):
             outage.check()
@@ -65,7 +65,7 @@ async def test_an_unreachable_database_is_tried_once_per_pause_and_logged_once(m
         return real(*args, **kwargs)
 
     monkeypatch.setattr(db, "threads", counted)
-    with caplog.at_level(logging.WARNING, logger="interrupt_chat.persistence"):
+    with caplog.at_level(logging.WARNING, logger="interrupt_chat.tab.persistence"):
         started = time.monotonic()
         for _ in range(20):
             with pytest.raises(ThreadDBError):
@@ -78,7 +78,7 @@ async def test_an_unreachable_database_is_tried_once_per_pause_and_logged_once(m
 
 def test_a_url_that_is_no_database_url_is_said_once_and_threads_stay_in_memory(monkeypatch, caplog):
     monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", "no-such-scheme://x")
-    with caplog.at_level(logging.ERROR, logger="interrupt_chat.persistence"):
+    with caplog.at_level(logging.ERROR, logger="interrupt_chat.tab.persistence"):
         assert persistence.database() is None
         assert persistence.database() is None
     [line] = [r.getMessage() for r in caplog.records]
@@ -88,7 +88,7 @@ def test_a_url_that_is_no_database_url_is_said_once_and_threads_stay_in_memory(m
 async def test_a_wrong_database_is_reported_at_start_up(monkeypatch, caplog):
     monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"postgresql+psycopg://app@127.0.0.1:{free_port()}/nowhere")
     monkeypatch.setattr(persistence, "_checked", False)
-    with caplog.at_level(logging.WARNING, logger="interrupt_chat.persistence"):
+    with caplog.at_level(logging.WARNING, logger="interrupt_chat.tab.persistence"):
         persistence.check_soon()
         persistence.check_soon()  # once per process
         for _ in range(200):

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat import paging
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.history import PAGE_ROWS, HistoryStore, apply
-from interrupt_chat.paging import history_rows
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.history import PAGE_ROWS, HistoryStore, apply
+from interrupt_chat.tab import paging
+from interrupt_chat.tab.paging import history_rows
 from tests.unit.agents import serve_in_thread
 from tests.unit.page import Page
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from ag_ui.core import Interrupt
 
-from interrupt_chat import policies
-from interrupt_chat.cards import build_cards
-from interrupt_chat.forms import validate_payload
-from interrupt_chat.policies import Rule
+from interrupt_chat.model import policies
+from interrupt_chat.model.cards import build_cards
+from interrupt_chat.model.forms import validate_payload
+from interrupt_chat.model.policies import Rule
 from tests.unit.test_replay import replay_until
 
 # capture -> (the tool each of its approvals names, whether a rule may answer them)

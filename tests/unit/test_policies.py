@@ -13,9 +13,10 @@ import pytest
 from ag_ui.core import Interrupt
 
 import interrupt_chat as ic
-from interrupt_chat import bulk, inbox, policies
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.policies import Rule
+from interrupt_chat.approvals import bulk, inbox
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model import policies
+from interrupt_chat.model.policies import Rule
 from interrupt_chat.store import policies as store
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
@@ -223,7 +224,7 @@ async def test_bulk_answers_each_plain_approval_once_and_says_why_it_skipped_the
 
 async def test_p2_rules_alone_resume_at_most_five_times_in_a_row(chat, agent):
     """An agent that asks again after every resume is not approved forever: the sixth set goes to the person."""
-    from interrupt_chat import rule_answers
+    from interrupt_chat.approvals import rule_answers
 
     tab = await Tab(chat.state, agent[1]).load()
     await tab.send("approval")

@@ -1,4 +1,4 @@
-"""The registry of runs in flight (``interrupt_chat.runs``) against a real Redis server.
+"""The registry of runs in flight (``interrupt_chat.workers.runs``) against a real Redis server.
 
 Two registries stand for two backend workers: each has its own Redis connections and its own
 listener, exactly what two processes would have; one test puts the run in a real subprocess and
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from interrupt_chat.runs import Registry, redis_key
+from interrupt_chat.workers.runs import Registry, redis_key
 from tests.redis_server import MISSING, redis_server_binary, running_redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,7 +140,7 @@ def test_a_registry_follows_a_new_event_loop(redis_url):
 
 _HOLDER = textwrap.dedent("""
     import asyncio, sys
-    from interrupt_chat.runs import Registry
+    from interrupt_chat.workers.runs import Registry
 
     class Run:
         running = True

@@ -22,9 +22,9 @@ from reflex.istate.data import SessionData
 from interrupt_chat.agui import AgentClient
 from interrupt_chat.agui.errors import AgentStreamError
 from interrupt_chat.agui.transport import MAX_EVENT_CHARS
-from interrupt_chat.demo_agent import create_app
-from interrupt_chat.demo_agent.store import DemoStore
-from interrupt_chat.page_check import PageCheck
+from interrupt_chat.demo.agent import create_app
+from interrupt_chat.demo.agent.store import DemoStore
+from interrupt_chat.tab.page_check import PageCheck
 from tests.unit.agents import RawServer, finished, sse, started
 
 pytestmark = pytest.mark.loopback

@@ -1,6 +1,6 @@
 """Issue 38 §3: what an upload may cost, how long an unsent file lives, and whose files a run may send.
 
-The upload route is Reflex's own endpoint factory (wrapped by :mod:`interrupt_chat.attaching`) served by
+The upload route is Reflex's own endpoint factory (wrapped by :mod:`interrupt_chat.tab.attaching`) served by
 uvicorn on a loopback port; the chat through a tab of the multi-tab harness against the demo agent.
 """
 
@@ -29,13 +29,13 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import attaching
 from interrupt_chat.agui import AgentSession, multimodal
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.files import MAX_IMAGE_PIXELS, Attachments, StoredFile, refusal, thumbnail
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.files import MAX_IMAGE_PIXELS, Attachments, StoredFile, refusal, thumbnail
+from interrupt_chat.model.views import attachment_rows
 from interrupt_chat.store import files as store
 from interrupt_chat.store.schema import files_table
-from interrupt_chat.views import attachment_rows
+from interrupt_chat.tab import attaching
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab

@@ -18,8 +18,8 @@ import reflex as rx
 from reflex.istate.data import SessionData
 
 import interrupt_chat as ic
-from interrupt_chat import identity, persistence
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.tab import identity, persistence
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -321,7 +321,7 @@ async def test_a_person_switch_mid_run_shows_and_lists_nothing_of_the_run(slow_a
     await asyncio.sleep(0.3)
     assert not run.done()  # alice's run goes on, as hers
     alice_key = f"alice|{chat.state.get_full_name()}"
-    from interrupt_chat import runs
+    from interrupt_chat.workers import runs
 
     assert await runs.stop((alice_key, alice_thread))  # (the test ends it)
     await run

@@ -16,12 +16,12 @@ import pytest
 import reflex as rx
 from reflex.istate.data import SessionData
 
-from interrupt_chat import inbox as inbox_module
-from interrupt_chat.bulk import item_key
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState
-from interrupt_chat.threads_db import ThreadDB
+from interrupt_chat.approvals import inbox as inbox_module
+from interrupt_chat.approvals.bulk import item_key
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.store.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -76,7 +76,7 @@ class Tab:
 def _own(token: str, chat: ChatState) -> None:
     """The tab's person, the way the harnesses of this version give it."""
     try:
-        from interrupt_chat import identity
+        from interrupt_chat.tab import identity
     except ImportError:  # before the socket-bound identity: the owner cookie
         chat.owner_cookie = OWNER  # type: ignore[attr-defined]
     else:

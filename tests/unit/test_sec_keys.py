@@ -26,8 +26,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import interrupt_chat as ic
-from interrupt_chat import links, notifier, threads
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.approvals import links, notifier
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.tab import threads
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab

@@ -15,9 +15,9 @@ import reflex as rx
 from reflex.istate.data import ReflexURL, RouterData
 
 import interrupt_chat as ic
-from interrupt_chat import decide, links
-from interrupt_chat.decide import DecideState
-from interrupt_chat.demo_agent import DemoStore, create_app
+from interrupt_chat.approvals import decide, links
+from interrupt_chat.approvals.decide import DecideState
+from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import secrets as stored_secrets
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interrupt_chat.agui import AgentSession
-from interrupt_chat.threads_db import ThreadConflict, ThreadDB, ThreadDeleted
+from interrupt_chat.store.threads_db import ThreadConflict, ThreadDB, ThreadDeleted
 
 
 def _session(thread_id: str = "t1") -> AgentSession:

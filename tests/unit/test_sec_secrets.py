@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from ag_ui.core import Interrupt
 
-from interrupt_chat import links
 from interrupt_chat.agui import InterruptTracker
 from interrupt_chat.agui.interrupts import holds_secret, is_secret_schema, secret_in, secret_parts
-from interrupt_chat.cards import build_cards
-from interrupt_chat.forms import WHOLE_ANSWER, FormError, fields_of, payload_from_form, validate_payload
-from interrupt_chat.policies import approval_payload
+from interrupt_chat.approvals import links
+from interrupt_chat.model.cards import build_cards
+from interrupt_chat.model.forms import WHOLE_ANSWER, FormError, fields_of, payload_from_form, validate_payload
+from interrupt_chat.model.policies import approval_payload
 from interrupt_chat.store.masking import MASKED, mask_secrets
 
 SECRET = "hunter2-SECRET-9f8e7d"  # shorter than the schemas' minLength: the validator has something to say

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 import pytest
 
 from interrupt_chat.agui import AgentSession
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState
-from interrupt_chat.tools import FrontendToolState, answered_on_server, attach
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.tab.tools import FrontendToolState, answered_on_server, attach
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab

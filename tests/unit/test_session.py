@@ -1,7 +1,7 @@
 """AgentSession end to end against scripted in-process agents (tests/unit/agents.py).
 
 Rule ids are from docs/semantics.md. The agents here are written for these
-tests (no dependency on interrupt_chat.demo_agent).
+tests (no dependency on interrupt_chat.demo.agent).
 """
 
 from __future__ import annotations

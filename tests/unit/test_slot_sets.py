@@ -19,10 +19,10 @@ from reflex.istate.data import SessionData
 from reflex.utils.format import json_dumps
 
 import interrupt_chat as ic
-from interrupt_chat import identity
+from interrupt_chat.assembly.state import ChatState
 from interrupt_chat.components.inbox import _slot_props
-from interrupt_chat.state import ChatState
-from interrupt_chat.views import InboxSet
+from interrupt_chat.model.views import InboxSet
+from interrupt_chat.tab import identity
 from tests.unit.producer_session import producer_fixture
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -264,7 +264,7 @@ async def test_a_remember_the_chat_refuses_is_said_in_slot_error(pydantic_ai, da
 
 
 async def test_slot_remember_makes_the_rule_and_answers(database):
-    from interrupt_chat.demo_agent import create_app
+    from interrupt_chat.demo.agent import create_app
     from tests.unit.agents import serve_in_thread
     app = create_app(delay=0.0)
     with serve_in_thread(app) as base:

@@ -3,7 +3,7 @@
 States are instantiated directly under pytest (``rx.State()`` builds the
 whole tree), background handlers run through ``Handler.fn(state, ...)`` (``async with self`` is a
 no-op there) and cross-state access goes through ``get_state``. The agent is
-``interrupt_chat.demo_agent`` on a loopback uvicorn server; its store records every request it
+``interrupt_chat.demo.agent`` on a loopback uvicorn server; its store records every request it
 received, which is how "what was sent" is checked. A run costs no extra wait: ``routing.tick_expiry`` returns at
 once unless an active card has an expiry, and only then counts down once a second.
 
@@ -28,12 +28,12 @@ import reflex as rx
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from interrupt_chat import identity
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.live import live_of
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState, InterruptState
-from interrupt_chat.views import UNREACHABLE_MESSAGE
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState, InterruptState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.views import UNREACHABLE_MESSAGE
+from interrupt_chat.tab import identity
+from interrupt_chat.tab.live import live_of
 from tests.unit.agents import serve_in_thread
 from tests.unit.page import Page
 
@@ -565,11 +565,12 @@ async def test_s16_disabled_config_stays_empty_and_its_answers_do_nothing(chats,
 
 async def test_s16_enabled_raising_counts_as_false_and_is_logged(chats, agents, caplog):
     h = harness(chats, agents, "broken")
-    with caplog.at_level(logging.ERROR, logger="interrupt_chat.routing"):
+    with caplog.at_level(logging.ERROR, logger="interrupt_chat.tab.routing"):
         await h.send("choice")
     broken, default = await h.config(Broken), await h.config()
     assert broken.active is False and broken.slot_props is None and default.active is True
-    errors = [r for r in caplog.records if r.name == "interrupt_chat.routing" and "Broken.enabled" in r.getMessage()]
+    errors = [r for r in caplog.records
+              if r.name == "interrupt_chat.tab.routing" and "Broken.enabled" in r.getMessage()]
     assert errors and errors[0].exc_info and "enabled exploded" in str(errors[0].exc_info[1])
 
 
@@ -614,7 +615,7 @@ async def test_s17_async_handler_result_kept_while_answers_accumulate(chats, age
 
 async def test_s17_raising_handler_gives_none_and_is_logged(chats, agents, caplog):
     h = harness(chats, agents, "routing")
-    with caplog.at_level(logging.ERROR, logger="interrupt_chat.routing"):
+    with caplog.at_level(logging.ERROR, logger="interrupt_chat.tab.routing"):
         await h.send("legacy")  # an object value that is neither input_required nor tool_call
     anything = await h.config(Anything)
     assert anything.active is True and len(CALLS["Anything"]) == 1
@@ -823,7 +824,7 @@ async def test_a_turn_streams_in_live_and_joins_the_history_when_the_next_one_st
 async def test_no_agent_configured_shows_a_configuration_error_not_a_connection_error(agents, monkeypatch):
     """An embedding app with no agent_url, no INTERRUPT_CHAT_AGENT_URL and no registered default
     (no demo agent mounted) gets a clear configuration error in the chat, and nothing is sent."""
-    from interrupt_chat import endpoint
+    from interrupt_chat.tab import endpoint
 
     monkeypatch.delenv(endpoint.AGENT_URL_ENV, raising=False)
     monkeypatch.setattr(endpoint, "_registered", None)
@@ -837,7 +838,7 @@ async def test_no_agent_configured_shows_a_configuration_error_not_a_connection_
 
 
 async def test_registered_default_agent_is_used_and_the_environment_wins(agents, monkeypatch):
-    from interrupt_chat import endpoint
+    from interrupt_chat.tab import endpoint
 
     monkeypatch.delenv(endpoint.AGENT_URL_ENV, raising=False)
     monkeypatch.setattr(endpoint, "_registered", None)
@@ -880,12 +881,12 @@ async def test_s25_a_thread_answered_in_another_tab_is_shown_as_it_stands_after_
 
 async def test_an_unreachable_database_leaves_the_chat_working_in_memory_with_one_notice(chats, agents, monkeypatch,
                                                                                          caplog):
-    from interrupt_chat.persistence import UNAVAILABLE_NOTICE
+    from interrupt_chat.tab.persistence import UNAVAILABLE_NOTICE
     from tests.unit.agents import free_port
 
     monkeypatch.setenv("INTERRUPT_CHAT_DB_URL", f"postgresql+psycopg://app@127.0.0.1:{free_port()}/nowhere")
     h = harness(chats, agents, "plain")
-    with caplog.at_level(logging.WARNING, logger="interrupt_chat.persistence"):
+    with caplog.at_level(logging.WARNING, logger="interrupt_chat.tab.persistence"):
         await h.cls.on_load_chat.fn(h.chat)
         assert h.chat.notice == UNAVAILABLE_NOTICE and h.chat.error == ""
         await h.send("approval")  # nothing the user typed is lost: the run goes on in memory
@@ -901,7 +902,7 @@ async def test_chunks_that_continue_frozen_texts_go_ahead_of_the_var_delta(plain
     var has brought the prefix they continue."""
     from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
 
-    from interrupt_chat import driver, streaming
+    from interrupt_chat.tab import driver, streaming
 
     session = plain.chat._session()
     transcript, outbox = session.transcript, streaming.Outbox(session.thread_id)

@@ -15,8 +15,8 @@ from ag_ui.core import (
 )
 
 from interrupt_chat.agui import Transcript
-from interrupt_chat.streaming import Outbox, args_key, script, text_key
-from interrupt_chat.views import message_rows
+from interrupt_chat.model.views import message_rows
+from interrupt_chat.tab.streaming import Outbox, args_key, script, text_key
 
 THREAD = "thread-1"
 

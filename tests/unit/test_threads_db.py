@@ -1,4 +1,4 @@
-"""The thread database (interrupt_chat/threads_db.py), on SQLite and on a real PostgreSQL server.
+"""The thread database (interrupt_chat/store/threads_db.py), on SQLite and on a real PostgreSQL server.
 
 S25: threads and their pending interrupts survive a restart; S23: no masked answer is written.
 Every test that takes ``db`` / ``db_url`` runs on both backends (a fresh SQLite file; a fresh
@@ -22,7 +22,7 @@ from sqlalchemy import event, select, text
 
 from interrupt_chat.agui import AgentSession, parse_event
 from interrupt_chat.store.schema import decisions_table
-from interrupt_chat.threads_db import (
+from interrupt_chat.store.threads_db import (
     DB_URL_ENV,
     MASKED,
     SCHEMA_VERSION,
@@ -496,7 +496,7 @@ def test_a_corrupt_row_raises_and_other_threads_still_load(db, caplog):
     assert caught.value.__cause__ is not None
     assert_same(db.load("alice", "good"), good)
     assert {t.thread_id for t in db.threads("alice")} == {"good", "bad"}
-    with caplog.at_level(logging.WARNING, logger="interrupt_chat.threads_db"):
+    with caplog.at_level(logging.WARNING, logger="interrupt_chat.store.threads_db"):
         assert {p.thread_id for p in db.pending("alice")} == {"good"}  # the unreadable set is skipped, loudly
     assert "bad" in caplog.text
     assert db.overwrite("alice", bad).inserted == 2  # saving the live session rewrites the damaged thread whole
@@ -664,6 +664,6 @@ def test_the_thread_database_does_not_import_reflex():
     import subprocess
     import sys
 
-    code = ("import sys, interrupt_chat.threads_db, interrupt_chat.agui.records; "
+    code = ("import sys, interrupt_chat.store.threads_db, interrupt_chat.agui.records; "
             "assert 'reflex' not in sys.modules, 'reflex was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

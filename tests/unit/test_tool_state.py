@@ -1,7 +1,7 @@
 """Frontend tools and shared state in the Reflex shell (rules S26-S32), without a browser.
 
 The chat's states run under pytest as in ``test_state.py`` (handlers through ``Handler.fn``); the
-agent is ``interrupt_chat.demo_agent`` on a loopback server, whose ``steps`` scenario calls the
+agent is ``interrupt_chat.demo.agent`` on a loopback server, whose ``steps`` scenario calls the
 frontend tool ``generate_task_steps`` and whose store records every request it received.
 """
 
@@ -15,11 +15,11 @@ from typing import Any, ClassVar
 import pytest
 import reflex as rx
 
-from interrupt_chat.demo_agent import DemoStore, create_app
-from interrupt_chat.live import live_of
-from interrupt_chat.registry import new_chat_state
-from interrupt_chat.state import ChatState
-from interrupt_chat.tools import FrontendToolState
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.tab.live import live_of
+from interrupt_chat.tab.tools import FrontendToolState
 from tests.unit.agents import serve_in_thread
 from tests.unit.page import Page
 

@@ -63,7 +63,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_wheel_leaves_out_the_demo(installed: dict) -> None:
     files = installed["files"]
     assert "interrupt_chat/interrupt_chat.py" not in files
-    assert not [f for f in files if f.startswith("interrupt_chat/demo_agent/")]
+    assert not [f for f in files if f.startswith("interrupt_chat/demo/agent/")]
     assert not [f for f in files if f.endswith("demo.css")]
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc")]  # pip runs with --no-compile
     assert not [f for f in files if f.startswith(("assets/", "tests/", "examples/", "benchmarks/", "rxconfig"))]
@@ -73,7 +73,7 @@ def test_wheel_ships_the_library(installed: dict) -> None:
     files = set(installed["files"])
     for path in ("interrupt_chat/__init__.py", "interrupt_chat/py.typed",
                  "interrupt_chat/components/interrupt_chat.css", "interrupt_chat/agui/__init__.py",
-                 "interrupt_chat/state.py"):
+                 "interrupt_chat/assembly/state.py"):
         assert path in files, path
 
 

@@ -1,0 +1,114 @@
+"""What a tab shows of a change made elsewhere (:mod:`interrupt_chat.workers.sync` calls it, inside the tab's lock).
+
+The shown thread is read again from the database (a running turn's rows come with the notice:
+they are in no database until the turn ends); the thread list, the audit trail and, when the tab
+showed it, the inbox are read again too. A thread this tab drives itself is left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..model.views import MessageRow, ToolCallRow
+from ..tab import driver, live, persistence, routing, trail
+from ..workers import sync
+from . import rule_answers
+from .inbox import fill
+
+if TYPE_CHECKING:
+    from ..assembly.state import ChatState
+    from ..workers.sync import Notice, Watch
+
+__all__ = ["follow", "follow_tab"]
+
+log = logging.getLogger(__name__)
+
+
+async def follow(chat: ChatState, notice: Notice) -> routing.HandlerCall | None:
+    """Bring the tab up to date with ``notice`` (inside its lock); returns the handler call a new set owes (S17)."""
+    chat_cls = type(chat)
+    call = None
+    if notice.thread_id == rule_answers.POLICY_NOTICE:  # the owner's rules changed, not a thread
+        await rule_answers.relist(chat)
+        return None
+    mine = chat._sessions.get(notice.thread_id)
+    if mine is not None and mine.running:
+        return None  # this tab drives the run: it shows it already
+    if notice.rows is not None:  # a turn streaming: only a tab that shows its thread has anything to draw
+        if notice.thread_id == chat.thread_id:
+            await _show_turn(chat, notice)
+        return None
+    if notice.thread_id == chat.thread_id:
+        call = await _show_thread(chat, chat_cls, notice.thread_id)
+    summaries = await persistence.summaries(chat._owner_key)
+    if summaries is not None and not chat.thread_query:
+        chat._summaries = summaries
+        driver.list_threads(chat)
+    if chat._inbox_shown:
+        await fill(chat)
+    return call
+
+
+async def _show_turn(chat: ChatState, notice: Notice) -> None:
+    """Another tab's running turn on the shown thread: its rows as they are now, whole."""
+    rows = [_row(raw) for raw in notice.rows or []]
+    turn = await live.load(chat)
+    if turn.live != rows:
+        turn.live = rows
+    if chat.status != "running":
+        chat.status = "running"
+    if not chat.following:
+        chat.following = True
+    if chat.step != notice.step:
+        chat.step = notice.step
+
+
+async def _show_thread(chat: ChatState, chat_cls: type[ChatState], thread_id: str) -> routing.HandlerCall | None:
+    """The shown thread as the database has it now: messages, status, cards, audit trail."""
+    if thread_id not in chat._sessions:
+        await persistence.load_thread(chat, thread_id)
+    fresh = await persistence.refresh(chat, thread_id)
+    busy = fresh.busy
+    if fresh.deleted:  # as in the tab that deleted it: the newest other thread, or a new one
+        chat.thread_id = next((row["id"] for row in chat.threads if row["id"] != thread_id), "")
+        if not chat.thread_id or await persistence.load_thread(chat, chat.thread_id) is None:
+            chat.thread_id = ""
+    session = chat._session()
+    await driver.publish(chat, session, full=True, starting=busy)
+    await trail.show_trail(chat)
+    return await routing.route(chat, chat_cls, session)
+
+
+def _row(raw: dict[str, Any]) -> MessageRow:
+    calls = [ToolCallRow(**call) for call in raw.get("tool_calls") or []]
+    return MessageRow(**{**raw, "tool_calls": calls})
+
+
+async def follow_tab(token: str, seen: Watch, notice: Notice) -> None:
+    """Live sync's follower: bring the tab ``token`` up to date with ``notice`` (its lock taken here)."""
+    try:
+        async with sync.modify(token, seen.state) as chat:
+            if chat is not None and not hasattr(chat, "_owner_key"):  # another page of the thread (/decide)
+                if notice.thread_id == seen.thread_id and notice.rows is None:
+                    await chat.follow_notice()
+                return
+            if chat is None or chat._owner_key != notice.owner or await persistence.owner_of(chat) != notice.owner:
+                sync.forget(notice.owner, token)  # (a log-out in the app, with no event since, is seen here too)
+                return
+            call = await follow(chat, notice)
+        if call is not None:  # S17: a set new to this tab owes its configuration's handler, outside the lock
+            await _handle(token, seen.state, call)
+    except Exception:  # a tab that cannot follow stays as it is (it refreshes before acting anyway)
+        log.exception("sync: could not bring a tab up to date")
+
+
+async def _handle(token: str, state_name: str, call: Any) -> None:
+    async with sync.modify(token, state_name) as chat:
+        if chat is None:
+            return
+        config = await chat.get_state(call.config_cls)
+    result = await routing.run_handler(config, call.props)
+    async with sync.modify(token, state_name) as chat:
+        if chat is not None:
+            routing.keep_result(await chat.get_state(call.config_cls), call, result)

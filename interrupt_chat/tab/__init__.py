@@ -1,0 +1,7 @@
+"""The chat: what one tab does (send, answer, stream, page, route, tools, threads, branches, files, feedback).
+
+Feature modules hold the Reflex handler mixins and the functions behind them; the state class is
+assembled from them above (:mod:`interrupt_chat.assembly`), and they name it in annotations only.
+What the chat tells the approvals beyond the tab (a set waits, decisions were made) goes through
+:mod:`.hooks`; live sync reaches a tab through the follower the approvals register.
+"""

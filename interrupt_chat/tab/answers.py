@@ -1,0 +1,268 @@
+"""A person's answer, from the event handler to the resume run (S6–S15, S22, S23).
+
+``InterruptState.resolve`` / ``cancel`` / the default slot's forms call in here. An answer is
+checked before the tracker records it: JSON data, bounded in size and depth (anything else gets a
+card error, never a resume). Whether it fits the ``responseSchema`` is the agent's to judge (S15).
+Then the tracker decides (:class:`~interrupt_chat.agui.Decision`) and, when every open
+interrupt has its answer, :mod:`.driver` runs the resume.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import reflex as rx
+from ag_ui.core import BaseEvent
+
+from ..agui import AgentSession, Pending
+from ..model.cards import steps_answer
+from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
+from ..model.requests import about
+from ..workers.proxy_reads import tab_token
+from . import driver, persistence, routing, trail
+
+if TYPE_CHECKING:
+    from ..assembly.state import ChatState, InterruptState
+
+__all__ = ["ANSWERED_ELSEWHERE", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "card_error",
+           "conclude", "decide", "problem_with", "record", "submit_form"]
+
+log = logging.getLogger(__name__)
+
+EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
+ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
+DELETED_ELSEWHERE = "That thread was deleted in another window."
+HEADERS_FAILED = "The answer could not be sent (the request to the assistant could not be prepared). Try again."
+CLAIM_ATTEMPTS = 3
+
+
+async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None,
+                 run_id: str = "") -> None:
+    """Resolve / cancel through the tracker; start the resume run if the decision says so.
+
+    ``run_id``: the run that raised the set the person saw (the default slot's cards say it); an
+    answer to a set that is no longer the thread's is refused, never applied to a newer one.
+    """
+    chat_cls = config._chat()
+    async with config:
+        chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
+        if not config.active or chat.signed_out:  # S16: a configuration that did not take the set does nothing
+            return
+        thread_id = chat.thread_id
+        outcome, moved = await record(chat, thread_id, _expects(chat._sessions.get(thread_id), run_id), verb,
+                                      payload, interrupt_id,
+                                      lambda card_id, message: _set_card_error(config, card_id, message))
+        payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
+        session = chat._session()
+        if outcome is None:
+            if moved:  # answered or run on in another tab: show where it stands instead
+                await driver.publish(chat, session, full=True)
+                await routing.route(config, chat_cls, session)
+            return
+        await driver.publish(chat, session, full=True, starting=outcome.events is not None)
+        await routing.route(config, chat_cls, session, keep_result=True)
+        config.submitting = outcome.events is not None
+    await conclude(config, chat_cls, session, outcome)
+
+
+def _expects(copy: AgentSession | None, run_id: str) -> Callable[[Pending | None], bool]:
+    """Which pending set an answer is for: the card's run when it names one, else the set this copy shows."""
+    if run_id:
+        return lambda pending: pending is not None and pending.run_id == run_id
+    shown = persistence.set_identity(copy.tracker.pending) if copy is not None else None
+    return lambda pending: shown is None or persistence.set_identity(pending) == shown
+
+
+@dataclass
+class Outcome:
+    """What a recorded answer leads to: the resume run to drive, or nothing more; the audit entries."""
+
+    events: AsyncGenerator[BaseEvent, None] | None
+    audits: list[persistence.Audit]
+    owner: str
+
+
+async def record(chat: ChatState, thread_id: str, expects: Callable[[Pending | None], bool], verb: str,
+                 payload: Any, interrupt_id: str | None, card_error: Callable[[str, str], None]
+                 ) -> tuple[Outcome | None, bool]:
+    """Inside the lock: bring the thread up to date, record the answer, and claim it in the database.
+
+    Shared by the chat's slot and the approvals inbox. The answer is written conditionally on the
+    revision the copy was read at (a partial answer too, so every tab sees it); a resume is
+    claimed with the run marked in flight before its request leaves. Of two tabs, workers or
+    restarted backends that answer the same set, exactly one resumes (S10 across processes).
+    Returns the outcome (None: nothing follows) and whether the copy was replaced meanwhile.
+    """
+    moved = False
+    if chat.signed_out or not chat._owner_key:  # nobody answers anything (I3)
+        return None, False
+    for _ in range(CLAIM_ATTEMPTS):
+        fresh = await persistence.refresh(chat, thread_id)
+        session = chat._sessions.get(thread_id)
+        moved = moved or fresh.replaced
+        if session is None or fresh.deleted:
+            chat.notice = DELETED_ELSEWHERE
+            return None, True
+        if fresh.busy or session.running or not expects(session.tracker.pending):
+            chat.notice = ANSWERED_ELSEWHERE
+            return None, True
+        outcome = await decide(chat, session, verb, payload, interrupt_id, card_error)
+        if outcome is None:
+            return None, moved
+        claim = await persistence.commit(chat, session, in_flight=outcome.events is not None)
+        if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
+            return outcome, moved
+        if outcome.events is not None:
+            await outcome.events.aclose()  # never started
+        outcome.audits.clear()
+        await persistence.reload(chat, thread_id)  # another tab wrote first: answer on top of theirs
+        moved = True
+    chat.notice = persistence.CONFLICT_NOTICE
+    return None, True
+
+
+async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None,
+                 card_error: Callable[[str, str], None]) -> Outcome | None:
+    """Inside the lock: check the answer, record it with the tracker, start the resume when all are answered.
+
+    Returns None when nothing follows: a card error, an expired or an ignored answer (S9-S11), or
+    headers (``chat(headers=fn)``) that failed: the set is un-sealed then, its answers kept (S15).
+    """
+    tracker = session.tracker
+    if verb == "resolve" and tracker.pending is not None and not tracker.sealed:
+        problem = problem_with(tracker.pending, payload, interrupt_id)
+        if problem is not None:
+            card_error(*problem)
+            return None
+    audit = audit_entry(session, verb, payload, interrupt_id)
+    decision = tracker.resolve(payload, interrupt_id) if verb == "resolve" else tracker.cancel(interrupt_id)
+    if decision.kind == "expired":
+        card_error(decision.interrupt_id or "", EXPIRED_MESSAGE)
+        return None
+    if decision.kind == "ignored":
+        return None
+    audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
+    if decision.sends:
+        try:
+            headers = await chat.agent_headers()
+        except Exception:  # the app's function: the set opens again, nothing is sent
+            log.exception("chat(headers=...) raised; the answers are kept and nothing was sent")
+            tracker.submission_failed(HEADERS_FAILED)
+            card_error(decision.interrupt_id or "", HEADERS_FAILED)
+            chat.notice = HEADERS_FAILED
+            return Outcome(None, audits[:0], chat._owner_key)  # the answers so far are saved, not sent
+        if session.client is not None:
+            session.client.headers = headers
+    return Outcome(session.submit(decision) if decision.sends else None, audits, chat._owner_key)
+
+
+async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
+    """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
+    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))
+    if notice or outcome.audits:
+        async with state:
+            chat = await routing.chat_of(state, chat_cls)
+            chat.notice = notice or chat.notice
+            chat.decisions = await trail.decision_rows(chat)
+    outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
+    if outcome.events is not None:
+        await driver.drive(state, chat_cls, session, outcome.events)
+
+
+def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:
+    """The audit entry for this answer (before the tracker records it: a legacy answer clears the set)."""
+    pending = session.tracker.pending
+    if pending is None:
+        return None
+    if pending.kind == "legacy":
+        target, reason = "", "on_interrupt"
+    else:
+        target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
+        found = next((i for i in pending.interrupts if i.id == target), None)
+        if found is None:
+            return None
+        reason = found.reason or ""
+    if verb == "cancel":
+        action = "dismissed" if pending.kind == "legacy" else "cancelled"
+    else:
+        action = "rejected" if isinstance(payload, dict) and payload.get("approved") is False else "resolved"
+    return persistence.Audit(session.thread_id, pending.run_id, target, reason, action,
+                             payload if verb == "resolve" else None, pending.schema_for(target or None),
+                             about=about(session, target))
+
+
+def problem_with(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:
+    """``(card id, message)`` when the answer cannot be sent as it is; None when it can.
+
+    An id that names no open interrupt is left to the tracker, which ignores it (S9).
+    """
+    if pending.kind == "legacy":
+        card_id = ""
+    elif interrupt_id is None:
+        card_id = pending.ids[0] if pending.ids else ""
+    elif interrupt_id in pending.ids:
+        card_id = interrupt_id
+    else:
+        return None
+    try:
+        check_answer(payload)
+    except FormError as exc:
+        return card_id, str(exc)
+    return None
+
+
+async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None:
+    """The default slot's schema form: build the payload, then answer (S22; secrets never kept, S23)."""
+    form = dict(form_data)
+    interrupt_id = str(form.pop("__interrupt_id", "") or "")
+    run_id = str(form.pop("__run_id", "") or "")
+    form.pop("__thread_id", None)
+    if form.pop("__steps", None):  # a legacy value's steps checklist: the dojo's sentence (issue 26 §5)
+        await answer(config, "resolve", steps_answer(form), interrupt_id or None, run_id)
+        return
+    try:
+        payload = payload_from_form(await _schema(config, interrupt_id), form)
+    except FormError as exc:
+        await _card_error(config, interrupt_id, str(exc))
+        return
+    finally:
+        form.clear()  # drop our reference to typed secrets at once (S23)
+    await answer(config, "resolve", payload, interrupt_id or None, run_id)
+
+
+async def approve_edited(config: InterruptState, form_data: dict[str, Any]) -> None:
+    """The default slot's "edit and approve": the edited arguments as JSON (S22)."""
+    interrupt_id = str(form_data.get("__interrupt_id", "") or "")
+    try:
+        payload = edited_approval(await _schema(config, interrupt_id), form_data.get("edited_args", ""))
+    except FormError as exc:
+        await _card_error(config, interrupt_id, str(exc))
+        return
+    await answer(config, "resolve", payload, interrupt_id or None, str(form_data.get("__run_id", "") or ""))
+
+
+async def _schema(config: InterruptState, interrupt_id: str) -> Any:
+    """The responseSchema an answer to ``interrupt_id`` must satisfy (a fresh state restores the thread first)."""
+    async with config:
+        chat = await driver.ready(config, config._chat())
+        session = await persistence.load_thread(chat, chat.thread_id)
+        pending = session.tracker.pending if session is not None else None
+    return pending.schema_for(interrupt_id) if pending is not None else None
+
+
+async def _card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+    async with config:
+        _set_card_error(config, interrupt_id, message)
+
+
+def card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+    """Inside the lock: show ``message`` in the card of ``interrupt_id``."""
+    _set_card_error(config, interrupt_id, message)
+
+
+def _set_card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+    config.cards = [dataclasses.replace(c, error=message) if c.id == interrupt_id else c for c in config.cards]

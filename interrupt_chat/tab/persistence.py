@@ -1,0 +1,580 @@
+"""An owner's threads in the thread database, called explicitly by the chat (never while publishing).
+
+The database is :class:`~interrupt_chat.store.threads_db.ThreadDB` (``INTERRUPT_CHAT_DB_URL``, else the
+Reflex app's ``db_url``, else ``.interrupt_chat/tab/threads.db``; ``off`` keeps threads in memory
+only). Threads are loaded inside the state lock when a state first needs them; writes happen after
+the lock is released. Database trouble is logged once per failure, shown as one notice, and never
+breaks the chat: it keeps working in memory.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import reflex as rx
+from reflex.utils.format import to_snake_case
+
+from ..agui import AgentSession, Pending, is_expired
+from ..model.requests import about
+from ..store import pools
+from ..store.branches import BranchWrite
+from ..store.moves import move_owner
+from ..store.outage import Outage
+from ..store.threads_db import (
+    DB_URL_ENV,
+    StoredThread,
+    ThreadConflict,
+    ThreadDB,
+    ThreadDBError,
+    ThreadDeleted,
+    ThreadSummary,
+    default_db_url,
+)
+from ..workers import runs, sync
+from ..workers.proxy_reads import tab_token
+from . import hooks, identity
+
+if TYPE_CHECKING:
+    from ..assembly.state import ChatState
+
+__all__ = [
+    "CONFLICT_NOTICE",
+    "DB_URL_ENV",
+    "ORPHANED_MESSAGE",
+    "UNAVAILABLE_NOTICE",
+    "Audit",
+    "Commit",
+    "Fresh",
+    "carry_answers",
+    "check_soon",
+    "commit",
+    "database",
+    "db_call",
+    "driven",
+    "expired_audits",
+    "forget",
+    "load_thread",
+    "owner_of",
+    "refresh",
+    "reload",
+    "restore",
+    "run_key",
+    "save",
+    "set_identity",
+    "summaries",
+    "unavailable",
+    "write",
+]
+
+T = TypeVar("T")
+
+log = logging.getLogger(__name__)
+
+UNAVAILABLE_NOTICE = ("Threads cannot be saved right now. This chat keeps working, and saves again once the "
+                      "database is back; until then a server restart would lose what is new.")
+CONFLICT_NOTICE = "This thread changed in another window meanwhile; reload to see where it stands."
+ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
+END_SAVE_WAIT_SECONDS = 3.0  # what an action waits at most for this process's save of a run's end
+CLAIM_GRACE_SECONDS = 5.0  # a run's claim this young is not read as orphaned: its driver registers right after it
+
+_db: ThreadDB | None = None
+_db_url: str | None = None  # the URL _db was made for (None: not made yet)
+_outage = Outage()
+_checked = False
+_db_lock = threading.Lock()
+
+
+def database() -> ThreadDB | None:
+    """The process's thread database (opened lazily); None when ``INTERRUPT_CHAT_DB_URL=off``."""
+    global _db, _db_url
+    configured = os.environ.get(DB_URL_ENV, "").strip()
+    if configured.lower() == "off":
+        return None
+    url = configured or default_db_url(getattr(rx.config.get_config(), "db_url", None))
+    with _db_lock:
+        if _db_url != url:
+            if _db is not None:
+                _db.close()
+            global _outage
+            _outage, _db_url = Outage(), url
+            try:
+                _db = ThreadDB(url)
+            except ThreadDBError as exc:  # not a database URL at all: said once, threads stay in memory
+                _db = None
+                log.error("%s; threads are kept in memory only (set %s to a database URL, or 'off')", exc,
+                          DB_URL_ENV)
+        return _db
+
+
+def check_soon() -> None:
+    """Open the thread database in the background, once per process.
+
+    A wrong URL or an unreachable server is then reported at start-up (once), not at the first
+    person's first action.
+    """
+    global _checked
+    with _db_lock:
+        if _checked:
+            return
+        _checked = True
+
+    def check() -> None:
+        try:
+            db = database()
+            if db is not None:
+                db.ensure_schema()
+        except ThreadDBError as exc:
+            _outage.failed(exc)
+        except Exception:  # a check in a daemon thread: report, never raise
+            log.exception("thread database: the start-up check failed")
+        else:
+            if db is not None:
+                log.info("thread database: %s", db.url)
+
+    threading.Thread(target=check, name="interrupt_chat-db-check", daemon=True).start()
+
+
+FORCED_OWNER = runs.FORCED_OWNER  # the owner key a server-side answer acts for (interrupt_chat.approvals.headless)
+
+
+async def owner_of(chat: ChatState) -> str:
+    """The owner key of a chat: its owner (``chat(owner=...)``, else the browser's identity) and the chat's name.
+
+    "" when the tab has nobody: the app's function gave None (logged out), or the tab's socket has
+    no identity (another origin). A task on a tab whose socket this process does not know (it
+    closed, or lives on another worker) keeps the owner the state already served (:mod:`.identity`).
+    """
+    if FORCED_OWNER.get():
+        return FORCED_OWNER.get()
+    person = identity.person_of(chat)
+    if person is None:
+        return chat._owner_key
+    if person == "":
+        return ""  # a socket from another origin: nobody, whatever the app's login says
+    fn = chat.__class__.owner_fn  # (type() of a StateProxy is the proxy)
+    owner = fn(chat) if fn is not None else chat.owner()
+    if inspect.isawaitable(owner):
+        owner = await owner
+    if not owner:
+        return ""
+    key = f"{owner}|{chat.get_full_name()}"
+    legacy = identity.legacy_of(chat) if fn is None else ""
+    if legacy and (old := f"{legacy}|{chat.get_full_name()}") not in _adopted:
+        await _adopt(old, key)
+    if chat.__class__.legacy_names and key not in _moved:
+        await _move_legacy(chat, str(owner), key)
+    return key
+
+
+async def _adopt(old: str, key: str) -> None:
+    """A browser that still had the readable id of earlier versions: its threads move to its new identity."""
+    db = database()
+    if db is None:
+        return
+    try:
+        moved = await db_call(move_owner, db, old, key)
+    except ThreadDBError:  # tried again on the socket's next load
+        return
+    _adopted.add(old)
+    if moved:
+        log.info("identity: %d thread(s) moved from a browser's old readable id to its new identity", moved)
+
+
+_moved: set[str] = set()  # owner keys whose threads under the chat's legacy names were moved (this process)
+_adopted: set[str] = set()  # pre-identity owner keys whose threads moved to a browser's identity (this process)
+
+
+async def _move_legacy(chat: ChatState, owner: str, key: str) -> None:
+    """Once per owner key and process: threads stored under the chat's name before 0017 move to its name now."""
+    db = database()
+    if db is None:
+        return
+    cls = chat.__class__
+    parent, module = cls.get_full_name().rsplit(".", 1)[0], cls.__module__.replace(".", "___")
+    try:
+        for legacy in cls.legacy_names:
+            old = f"{owner}|{parent}.{to_snake_case(f'{module}___{legacy}')}"
+            moved = await db_call(move_owner, db, old, key)
+            if moved:
+                log.info("thread database: %d thread(s) moved to the chat's new name (%s)", moved, cls.identity)
+    except ThreadDBError:  # logged once per outage (db_call); tried again on the next use
+        return
+    _moved.add(key)
+
+
+async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A database call on the writer thread: a locked SQLite file or an unreachable server never stalls the loop.
+
+    While the database is down, calls fail at once until the next try is due, and the outage is
+    logged once (:class:`~interrupt_chat.store.outage.Outage`). Calls that only read go through
+    :func:`db_read`: they do not wait behind the writes (:mod:`interrupt_chat.store.pools`).
+    """
+    return await _call(fn, args, kwargs, write=True)
+
+
+async def db_read(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A database call that only reads, on a reader thread; otherwise as :func:`db_call`."""
+    return await _call(fn, args, kwargs, write=False)
+
+
+async def _call(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any], *, write: bool) -> T:
+    outage = _outage
+    outage.check()
+    try:
+        result = await pools.run(fn, *args, write=write, **kwargs)
+    except ThreadDBError as exc:
+        outage.failed(exc)
+        raise
+    except ThreadConflict:
+        outage.recovered()  # the database answered
+        raise
+    outage.recovered()
+    return result
+
+
+def run_key(chat: ChatState, thread_id: str) -> runs.Key:
+    """The run registry's key of one thread: stop, liveness and orphans are per thread, not per tab."""
+    return (chat._owner_key or f"tab:{tab_token(chat)}|{chat.get_full_name()}", thread_id)
+
+
+def forget(chat: ChatState) -> None:
+    """Drop everything this state holds (inside the lock): its owner changed, nothing of theirs may stay.
+
+    Every var of the chat and of its substates goes back to its default: threads, the composer's
+    attachments, rules, the inbox and its selection, feedback, open edits.
+    """
+    chat.reset()
+    chat._sessions, chat._titles, chat._summaries, chat._frozen = {}, {}, [], {}
+
+
+async def restore(chat: ChatState) -> None:
+    """Bring the owner's threads into a state that has not loaded them (inside the lock; S25).
+
+    The list comes from the database; the thread to show (this state's, else the most recently
+    updated one) is loaded whole, or refreshed when this state holds an older copy. When the
+    owner is not the one this state last served (a log-out, another user), every thread it
+    holds is dropped first.
+    """
+    owner = await owner_of(chat)
+    if (chat._owner_key and owner != chat._owner_key) or (chat.signed_out and owner):  # (nobody's leftovers too)
+        from . import attaching  # (it builds on this module)
+
+        await attaching.forget(chat)  # the composer's files, and their unsent rows
+        forget(chat)
+    chat._owner_key, chat.signed_out = owner, not owner
+    db = database()
+    if db is None or not owner:
+        return
+    try:
+        summaries = await db_read(db.threads, owner)
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return
+    chat._summaries = summaries
+    current = chat.thread_id or (summaries[0].thread_id if summaries else "")
+    if current and await load_thread(chat, current) is not None:
+        chat.thread_id = current
+
+
+@dataclass(frozen=True)
+class Fresh:
+    """What :func:`refresh` found: the copy was replaced, the thread was deleted, another process runs it."""
+
+    replaced: bool = False
+    deleted: bool = False
+    busy: bool = False  # a run that this process does not drive holds the thread (another tab, another worker)
+
+
+async def refresh(chat: ChatState, thread_id: str) -> Fresh:
+    """Bring this state's copy of a thread up to the database's revision (inside the lock).
+
+    The database is the arbiter: a tab's copy is a cache, checked (one small read) before every
+    action that depends on it. A copy whose run this process drives is kept. A newer stored copy
+    replaces this one; answers this copy holds that never reach the database (masked, S23) are
+    carried over when the set is the same. A deleted thread is dropped.
+    """
+    mine = chat._sessions.get(thread_id)
+    db = database()
+    if mine is None or db is None or not chat._owner_key:
+        return Fresh()
+    if mine.running:
+        return Fresh()
+    await _end_saved(chat, thread_id)
+    try:
+        head = await db_read(db.head, chat._owner_key, thread_id)
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return Fresh()
+    if head.deleted:
+        chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
+        return Fresh(deleted=True)
+    if head.revision == 0 or head.revision == mine.revision:  # never stored, or current
+        return Fresh(busy=head.in_flight and await _claimed(chat, thread_id, head.updated_at))
+    stored = await _read(chat, thread_id)
+    if stored is None:
+        return Fresh()
+    carry_answers(mine, stored.session)
+    stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
+    chat._sessions = {**chat._sessions, thread_id: stored.session}
+    return Fresh(replaced=True, busy=stored.in_flight)
+
+
+async def reload(chat: ChatState, thread_id: str) -> AgentSession | None:
+    """Replace this state's copy with the database's, whatever it holds (after a lost conditional write)."""
+    stored = await _read(chat, thread_id)
+    if stored is None:
+        chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
+        return None
+    stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
+    chat._sessions = {**chat._sessions, thread_id: stored.session}
+    return stored.session
+
+
+def carry_answers(old: AgentSession, new: AgentSession) -> None:
+    """Answers ``old`` holds and ``new`` lacks, for the same open set: the ones never stored (masked, S23)."""
+    before, after = old.tracker.pending, new.tracker.pending
+    if before is None or after is None or new.tracker.sealed or set_identity(before) != set_identity(after):
+        return
+    for interrupt_id, entry in old.tracker.answers.items():
+        if interrupt_id not in new.tracker.answers:
+            new.tracker.carry(entry)
+
+
+def set_identity(pending: Pending | None) -> tuple[Any, ...] | None:
+    """What tells two pending sets apart: their kind, the run that raised them, their interrupts."""
+    if pending is None:
+        return None
+    return pending.kind, pending.run_id, tuple(pending.ids), json.dumps(pending.raw_value, sort_keys=True, default=str)
+
+
+async def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
+    """A thread of the chat's owner, from memory (refreshed) or the database (inside the lock).
+
+    Ids come from the browser: a thread that is neither in this state nor the owner's in the
+    database is None.
+    """
+    if not thread_id:
+        return None
+    if thread_id in chat._sessions:
+        await refresh(chat, thread_id)
+        return chat._sessions.get(thread_id)
+    stored = await _read(chat, thread_id)
+    if stored is None:
+        return None
+    stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
+    chat._sessions = {**chat._sessions, thread_id: stored.session}
+    return stored.session
+
+
+async def _read(chat: ChatState, thread_id: str) -> StoredThread | None:
+    """The database's copy of one of the owner's threads; None when there is none or it cannot be read.
+
+    A copy that a run held when it was saved, and whose run nobody drives any more (the process
+    died: a restart), is ended as failed here: its sealed set is open again, once (S15).
+    """
+    db = database()
+    if db is None or not chat._owner_key:
+        return None
+    try:
+        stored = await db_read(db.read, chat._owner_key, thread_id, client=chat._client())
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        return None
+    if stored is not None and stored.in_flight and not await _claimed(chat, thread_id, stored.updated_at):
+        stored = await _orphaned(chat, stored)
+    return stored
+
+
+async def _end_saved(chat: ChatState, thread_id: str) -> None:
+    """A run this process drove on the thread has ended and its end is being saved: wait for that save.
+
+    The page shows the run ended before its end is written (the write is after the state lock);
+    a read made meanwhile would see the run's claim and refuse the next action as busy.
+    """
+    key = run_key(chat, thread_id)
+    run = runs.local(key)
+    if run is not None and not run.running:
+        await runs.ended(key, END_SAVE_WAIT_SECONDS)
+
+
+async def _claimed(chat: ChatState, thread_id: str, since: datetime | None) -> bool:
+    """A run's claim still holds: its driver is alive, or it was made a moment ago (the driver registers next)."""
+    young = since is not None and (datetime.now(UTC) - since).total_seconds() < CLAIM_GRACE_SECONDS
+    return young or await driven(chat, thread_id)
+
+
+async def driven(chat: ChatState, thread_id: str) -> bool:
+    """Whether a run of this thread has a driver: this process, or (with Redis) another one that is alive."""
+    key = run_key(chat, thread_id)
+    return runs.local(key) is not None or await runs.alive(key)
+
+
+async def _orphaned(chat: ChatState, stored: StoredThread) -> StoredThread:
+    """End a stored run nobody drives as failed, written conditionally: one tab or worker does it."""
+    session = stored.session
+    if not session.needs_handlers:  # server-side tools left waiting are run again instead (driver.run_handlers)
+        session.abandon(ORPHANED_MESSAGE)
+    db = database()
+    try:
+        if db is not None:
+            await db_call(db.save, chat._owner_key, session, revision=stored.revision)
+            await sync.changed(chat._owner_key, session.thread_id)
+    except ThreadConflict:  # another tab or worker ended it (or ran on): read what it wrote
+        again = await db_read(db.read, chat._owner_key, session.thread_id, client=chat._client()) if db else None
+        return again if again is not None else stored
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+    return StoredThread(session, session.revision, False)
+
+
+async def save(chat: ChatState, session: AgentSession) -> None:
+    """A conditional write inside the lock whose loss needs no retry (a notice says the copy is stale)."""
+    if await commit(chat, session) in (Commit.LOST, Commit.DELETED):
+        chat.notice = CONFLICT_NOTICE
+
+
+class Commit(enum.Enum):
+    """What a conditional write of a thread came to (:func:`commit`)."""
+
+    WON = "won"  # written: this copy is the thread now
+    LOST = "lost"  # another tab or worker wrote first: nothing was written, read the thread again
+    DELETED = "deleted"  # the thread was deleted meanwhile
+    LOCAL = "local"  # no database (or it failed, with a notice): the copy in memory is all there is
+
+
+async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = False,
+                 branches: BranchWrite | None = None) -> Commit:
+    """Write this copy of a thread if the database still holds the revision it was read at (inside the lock).
+
+    The claim that makes every action happen once: of two tabs (or workers) that read the same
+    revision and act on it, one writes and the other gets :attr:`Commit.LOST`. ``in_flight``: a run
+    is about to start; the winner registers it at once (a claim younger than
+    :data:`CLAIM_GRACE_SECONDS` counts as driven meanwhile, so nobody reads it as orphaned).
+    ``branches``: hidden versions stored and dropped in the same write (without a database: in memory).
+    """
+    db = database()
+    if db is None or not chat._owner_key:
+        if branches is not None:
+            session.branches.keep_local(branches.put, branches.drop)
+        return Commit.LOCAL
+    try:
+        await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
+                      branches=branches)
+    except ThreadConflict as exc:
+        return Commit.DELETED if isinstance(exc, ThreadDeleted) else Commit.LOST
+    except ThreadDBError as exc:
+        unavailable(chat, exc)
+        if branches is not None:
+            session.branches.keep_local(branches.put, branches.drop)
+        return Commit.LOCAL
+    if in_flight:
+        await runs.add(run_key(chat, session.thread_id), session)
+    await sync.changed(chat._owner_key, session.thread_id, tab_token(chat))
+    return Commit.WON
+
+
+@dataclass
+class Audit:
+    """One decision for the audit trail, captured inside the lock and written after it."""
+
+    thread_id: str
+    run_id: str | None
+    interrupt_id: str
+    reason: str | None
+    action: str  # resolved | cancelled | rejected | expired | dismissed
+    payload: Any = None
+    schema: Any = None
+    by: str = "person"  # person | bulk | policy | link | expiry
+    detail: dict[str, Any] | None = None  # a policy's answer: {tool, rule, policyId, toolCallId}
+    about: dict[str, str] = field(default_factory=dict)  # its message, tool, tool call (requests.about; not stored)
+
+
+async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
+                in_flight: bool = False, origin: str = "") -> str:
+    """Save a thread and record decisions, after the state lock, off the event loop.
+
+    The save is conditional on the revision the copy holds (its run's claim). When another
+    writer moved the thread meanwhile (an orphan check on another worker), the copy is written
+    over it only if it extends what is stored (no turn of theirs is lost); a deleted thread stays
+    deleted.
+
+    Returns:
+        "" on success, else the notice to show (the error itself is logged).
+    """
+    db = database()
+    if db is None or not owner:
+        return ""
+    try:
+        for audit in audits or []:
+            await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
+                           audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail)
+        if session is not None and (session.transcript.messages or session.revision):
+            await db_call(_save_extending, db, owner, session, in_flight)
+        thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
+        await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
+        if audits:
+            await hooks.beyond.decided(owner, audits)  # notifications (the approvals beyond the tab)
+    except ThreadDeleted:
+        log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
+    except ThreadConflict as exc:
+        log.warning("thread database: %s; this copy was not saved", exc)
+        return CONFLICT_NOTICE
+    except ThreadDBError:  # logged once per outage (db_call)
+        return UNAVAILABLE_NOTICE
+    return ""
+
+
+def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool) -> None:
+    """Save conditionally; on a conflict, over the stored copy only if ours extends its messages."""
+    for _ in range(3):
+        try:
+            db.save(owner, session, revision=session.revision, in_flight=in_flight)
+            return
+        except ThreadDeleted:
+            raise
+        except ThreadConflict:
+            stored = db.read(owner, session.thread_id)
+            if stored is None:
+                raise
+            theirs = [m.id for m in stored.session.transcript.messages]
+            ours = [m.id for m in session.transcript.messages]
+            if ours[:len(theirs)] != theirs:
+                raise
+            session.revision = stored.revision
+    raise ThreadConflict(f"thread {session.thread_id:.80} kept changing")
+
+
+def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
+    """Members of a submitted set sent as ``cancelled`` because they had expired (S11)."""
+    pending = session.tracker.pending
+    by_id = {i.id: i for i in pending.interrupts} if pending else {}
+    now = session.tracker.now()
+    return [Audit(session.thread_id, pending.run_id if pending else None, e.interrupt_id,
+                  by_id[e.interrupt_id].reason, "expired", about=about(session, e.interrupt_id))
+            for e in entries if e.status == "cancelled" and e.interrupt_id in by_id
+            and is_expired(by_id[e.interrupt_id], now)]
+
+
+def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
+    """Show the one notice of a database failure (inside the lock; ``db_call`` logs it once per outage)."""
+    chat.notice = UNAVAILABLE_NOTICE
+
+
+async def summaries(owner: str) -> list[ThreadSummary] | None:
+    """The owner's thread list from the database (after the lock); None without one, or when it fails."""
+    db = database()
+    if db is None or not owner:
+        return None
+    try:
+        return await db_read(db.threads, owner)
+    except ThreadDBError:  # logged once per outage (db_call)
+        return None

@@ -1,0 +1,224 @@
+"""Live sync: every page of one owner that shows a thread reflects each change to it, at once.
+
+The database stays the arbiter; this module only tells pages to look. Each worker keeps the tabs
+whose events it handled (their socket lives there): owner key -> client token -> the chat state
+and the thread it shows. A write of a thread (a claim, a run's end, an answer, a rename, a
+delete) sends a notice ``(owner, thread)``; a running turn also sends its rows, at most every
+:data:`LIVE_INTERVAL` seconds. With Redis (several workers) notices go through a pub/sub channel
+that every worker hears; without it they stay in the process. A worker that hears a notice
+refreshes each of its tabs of that owner through ``app.modify_state``: the shown thread from the
+database (or the running turn's rows), the thread list, the inbox if the tab showed it, the audit
+trail. Nothing is polled (docs/decisions/0018).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+import reflex as rx
+
+from . import runs
+from .proxy_reads import behind, tab_token
+
+if TYPE_CHECKING:
+    from ..agui import AgentSession
+
+__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "forget", "live", "set_follower", "watch", "watch_page"]
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "interrupt_chat:sync"
+LIVE_INTERVAL = 0.3  # seconds between two pushes of a running turn's rows to the other tabs
+MAX_TABS_PER_OWNER = 64
+MAX_OWNERS = 10_000
+
+
+@dataclass(frozen=True)
+class Watch:
+    """One tab of an owner: its chat state and the thread it shows."""
+
+    state: str  # the chat state's full name
+    thread_id: str
+
+
+@dataclass
+class Notice:
+    """A thread changed (``rows`` is None), or its running turn streamed (``rows``: the turn's rows)."""
+
+    owner: str
+    thread_id: str
+    origin: str = ""  # the client token that made the change (it shows it already)
+    rows: list[dict[str, Any]] | None = None
+    step: str = ""
+
+    def dumps(self) -> str:
+        """The notice as JSON (what the channel carries)."""
+        return json.dumps(dataclasses.asdict(self), separators=(",", ":"), default=str)
+
+    @classmethod
+    def loads(cls, data: Any) -> Notice:
+        """A notice from the channel's JSON."""
+        raw = json.loads(data)
+        return cls(owner=str(raw["owner"]), thread_id=str(raw["thread_id"]), origin=str(raw.get("origin") or ""),
+                   rows=raw.get("rows"), step=str(raw.get("step") or ""))
+
+
+_watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this process's tabs, by owner key
+_last_live: dict[tuple[str, str], float] = {}  # (owner, thread) -> when its rows were last sent
+
+
+class Watched(Protocol):
+    """What live sync reads of a chat's state: whose threads it shows, and which one."""
+
+    _owner_key: str
+    thread_id: str
+
+
+def watch(chat: rx.State) -> None:
+    """Remember that this tab shows ``chat.thread_id`` of its owner (inside the lock; cheap)."""
+    state = cast(Watched, behind(chat))
+    watch_page(state._owner_key, tab_token(chat), chat.get_full_name(), state.thread_id)
+
+
+def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:
+    """Remember that tab ``token`` shows ``owner``'s ``thread_id`` in the state ``state_name`` (a chat, ``/decide``)."""
+    if not owner or not token:
+        return
+    tabs = _watchers.setdefault(owner, OrderedDict())
+    tabs[token] = Watch(state_name, thread_id)
+    tabs.move_to_end(token)
+    _watchers.move_to_end(owner)
+    while len(tabs) > MAX_TABS_PER_OWNER:
+        tabs.popitem(last=False)
+    while len(_watchers) > MAX_OWNERS:
+        _watchers.popitem(last=False)
+    if not runs._registry.listening():  # this worker hears the other workers' notices from now on
+        task = asyncio.get_running_loop().create_task(runs._registry.listen(),
+                                                      name="interrupt_chat.workers.sync.listen",
+                                                      context=runs.detached_context())
+        _tasks.add(task)
+        task.add_done_callback(_tasks.discard)
+
+
+async def changed(owner: str, thread_id: str, origin: str = "") -> None:
+    """Tell every page of ``owner`` that ``thread_id`` changed in the database."""
+    if owner and thread_id:
+        _last_live.pop((owner, thread_id), None)
+        await _send(Notice(owner, thread_id, origin))
+
+
+async def live(owner: str, session: AgentSession, origin: str) -> None:
+    """Send the running turn's rows to the owner's other tabs, at most every :data:`LIVE_INTERVAL` seconds."""
+    if not owner or not _anyone_else(owner, origin):
+        return
+    key, now = (owner, session.thread_id), time.monotonic()
+    if now - _last_live.get(key, 0.0) < LIVE_INTERVAL:
+        return
+    _last_live[key] = now
+    while len(_last_live) > MAX_OWNERS:
+        _last_live.pop(next(iter(_last_live)))
+    from ..model.views import message_rows  # the rows with their whole text: other tabs were sent no stream
+
+    transcript = session.transcript
+    rows = message_rows(transcript.messages[transcript.tail_start:], transcript)
+    await _send(Notice(owner, session.thread_id, origin, [dataclasses.asdict(row) for row in rows],
+                       transcript.step or ""))
+
+
+def _anyone_else(owner: str, origin: str) -> bool:
+    """Whether another tab may show this owner's threads: one of this process's, or (with Redis) anywhere."""
+    if runs._registry.redis_url():
+        return True
+    return any(token != origin for token in _watchers.get(owner, {}))
+
+
+async def _send(notice: Notice) -> None:
+    if await runs._registry.publish(CHANNEL, notice.dumps()):
+        return  # every worker hears it, this one included
+    deliver(notice)
+
+
+def deliver(notice: Notice) -> None:
+    """A notice heard: refresh this process's tabs of its owner (each in a task of its own)."""
+    for token, seen in list(_watchers.get(notice.owner, {}).items()):
+        if token == notice.origin:
+            continue
+        if notice.rows is not None and seen.thread_id != notice.thread_id:
+            continue  # streamed rows concern only the tabs that show that thread
+        # a context of its own: nothing of the writer's event (its tab, a server-side answer's owner) leaks in
+        task = asyncio.get_running_loop().create_task(_follow(token, seen, notice), name="interrupt_chat.workers.sync",
+                                                      context=runs.detached_context())
+        _tasks.add(task)
+        task.add_done_callback(_tasks.discard)
+
+
+_tasks: set[asyncio.Task[None]] = set()
+
+
+def _on_message(data: Any) -> None:
+    try:
+        notice = Notice.loads(data)
+    except (TypeError, ValueError, KeyError) as exc:
+        log.warning("sync: ignoring a malformed notice: %s", exc)
+        return
+    deliver(notice)
+
+
+runs.HANDLERS[CHANNEL] = _on_message
+
+
+_follower: Callable[[str, Watch, Notice], Awaitable[None]] | None = None
+
+
+def set_follower(follower: Callable[[str, Watch, Notice], Awaitable[None]]) -> None:
+    """Who brings a tab up to date with a notice (the chat's side: ``interrupt_chat.approvals.follow``)."""
+    global _follower
+    _follower = follower
+
+
+async def _follow(token: str, seen: Watch, notice: Notice) -> None:
+    if _follower is None:  # nothing assembled a chat that follows: the tabs refresh before acting anyway
+        return
+    await _follower(token, seen, notice)
+
+
+def forget(owner: str, token: str) -> None:
+    """Stop telling this tab about ``owner``'s threads (it serves someone else now, or is gone)."""
+    _forget(owner, token)
+
+
+def _forget(owner: str, token: str) -> None:
+    tabs = _watchers.get(owner)
+    if tabs is not None:
+        tabs.pop(token, None)
+        if not tabs:
+            _watchers.pop(owner, None)
+
+
+@contextlib.asynccontextmanager
+async def _modify(token: str, state_name: str) -> AsyncIterator[Any]:
+    """The tab's chat state, locked (``app.modify_state``); None when the tab's socket is gone."""
+    from reflex.istate.manager.token import BaseStateToken
+    from reflex.utils import prerequisites
+
+    app = prerequisites.get_and_validate_app().app
+    namespace = app.event_namespace
+    if namespace is None or token not in namespace._token_manager.token_to_socket:
+        yield None
+        return
+    state_cls = rx.State.get_class_substate(state_name)
+    async with app.modify_state(BaseStateToken(ident=token, cls=state_cls)) as state:
+        page = state if isinstance(state, state_cls) else await state.get_state(state_cls)
+        yield page
+
+
+modify: Callable[[str, str], contextlib.AbstractAsyncContextManager[Any]] = _modify
