@@ -19,6 +19,11 @@ $py -m ruff check --quiet .    # configured in pyproject.toml ([tool.ruff])
 echo "lint: ruff OK"
 $py -m mypy --no-error-summary # configured in pyproject.toml ([tool.mypy]): the whole package
 echo "types: mypy OK"
+# The docs site (mkdocs.yml): a broken link or anchor, a missing included file or a docstring the API reference
+# cannot render fails it. Not --quiet: that hides the warnings --strict counts. The log is shown on failure.
+NO_MKDOCS_2_WARNING=1 $py -m mkdocs build --strict --site-dir test-artifacts/site > test-artifacts/mkdocs.log 2>&1 ||
+  { cat test-artifacts/mkdocs.log; echo "docs: mkdocs build --strict failed" >&2; exit 1; }
+echo "docs: mkdocs OK"
 .venv/bin/lint-imports --no-cache > test-artifacts/import-linter.log || { cat test-artifacts/import-linter.log; exit 1; }  # [tool.importlinter]
 echo "layers: import-linter OK"
 $py -m pytest -q -p no:cacheprovider tests/unit "$@"
