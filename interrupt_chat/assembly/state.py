@@ -37,7 +37,7 @@ install_hydrate()  # a reconnect's snapshot holds the restored thread (no flash 
 
 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
-    """One useInterrupt configuration (S16–S20). Subclass it to configure; see the README.
+    """One useInterrupt configuration (S16–S20). Subclass it to configure (docs/guides/embedding.md).
 
     Class attribute ``render_in_chat`` (default True); override ``enabled(event)`` and
     ``handler(props)``. Vars: ``interrupt``, ``interrupts``, ``event``, ``result``,

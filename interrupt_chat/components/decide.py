@@ -1,4 +1,4 @@
-"""``decide_page()``: the ``/decide/<token>`` page of decision links (README, "Approvals outside the chat").
+"""``decide_page()``: the ``/decide/<token>`` page of decision links (docs/guides/approvals-outside-the-chat.md).
 
 Add it to the app once: ``app.add_page(ic.decide_page, route="/decide/[token]")``. A request other than
 an approval (a form, a choice) is not answered here: the page shows it with ``decide-open``, a link to the

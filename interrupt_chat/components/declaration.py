@@ -64,7 +64,7 @@ class Chat:
         name: the chat's identity (its state's name and its threads' key); default: its
             interrupts and tools, or ``"default"``.
         notify: ``fn(notification)`` (sync or async): told when a request waits, is decided or
-            expires (README, "Approvals outside the chat").
+            expires (docs/guides/approvals-outside-the-chat.md).
         on_expiry: ``"cancel"``: when a set's last open interrupt expires, the backend sends it,
             the expired ones as ``cancelled`` (S11), even with no tab open.
         decide_requires_owner: decision links work only in a browser where the chat's ``owner``
