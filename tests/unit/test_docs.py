@@ -189,8 +189,17 @@ def test_the_python_blocks_include_the_example_files():
 def test_the_reference_documents_every_public_name_once():
     directives = [m.group(1) for page in PAGES
                   for m in re.finditer(r"^:::[ \t]+interrupt_chat\.(\S+)[ \t]*$", page.read_text(), re.M)]
-    assert sorted(directives) == sorted(ic.__all__), "the reference's ::: directives against interrupt_chat.__all__"
+    assert sorted(directives) == sorted([*ic.__all__, "agui"]), "::: directives against interrupt_chat.__all__"
     assert len(set(directives)) == len(directives)
+
+
+def test_the_protocol_core_page_renders_the_whole_core_api():
+    """``::: interrupt_chat.agui`` renders the package's public names: its ``__all__`` (the contract's section 1)."""
+    from interrupt_chat import agui
+
+    page = (DOCS / "reference-core.md").read_text()
+    assert re.search(r"^::: interrupt_chat\.agui$", page, re.M) and "show_submodules: false" in page
+    assert {"InterruptTracker", "Decision", "AgentSession", "Transcript", "AgentClient"} <= set(agui.__all__)
 
 
 def test_paths_the_docs_name_exist():
