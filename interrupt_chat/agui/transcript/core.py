@@ -47,17 +47,17 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from .errors import ProtocolViolation
-from .json_patch import UNCHANGED, patched
-from .message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
-from .predict import PREDICT_STATE, Predictor
-from .sanitize import short_text
-from .snapshot_merge import merge
-from .wire_messages import build_message, cacheable, text_of, wire_key
+from ..errors import ProtocolViolation
+from ..json_patch import UNCHANGED, patched
+from ..message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
+from ..predict import PREDICT_STATE, Predictor
+from ..sanitize import short_text
+from ..snapshot_merge import merge
+from ..wire_messages import build_message, cacheable, text_of, wire_key
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("interrupt_chat.agui.transcript")  # the reducer's one logger, as before its split
 
 _E = EventType
 #: A streamed text (a message, reasoning, a tool call's arguments) longer than this fails the run. A run
