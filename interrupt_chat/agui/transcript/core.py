@@ -30,13 +30,8 @@ from ag_ui.core import (
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
-    RunErrorEvent,
-    RunFinishedEvent,
-    RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -51,9 +46,9 @@ from ..errors import ProtocolViolation
 from ..json_patch import UNCHANGED, patched
 from ..message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
 from ..predict import PREDICT_STATE, Predictor
-from ..sanitize import short_text
 from ..snapshot_merge import merge
 from ..wire_messages import build_message, cacheable, text_of, wire_key
+from . import run
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
@@ -192,20 +187,7 @@ class Transcript:
 
     def fail(self, error: str) -> None:
         """The run failed (RUN_ERROR, transport error, invalid stream)."""
-        self.status = "error"
-        self.error = error
-        for call_id in self._run_tool_calls:
-            call = self.tool_calls.get(call_id)
-            if call is not None and call.result is None and not call.awaiting:
-                call.failed = True
-                self._touch(call.parent_message_id)
-        for message in self._opened:  # every streaming message is in it
-            if message.streaming:
-                message.streaming = False
-                self._touch(message.id)
-        self._opened = []
-        self._run_tool_calls.clear()
-        self.step = None
+        run.fail(self, error)
 
     def apply(self, event: BaseEvent) -> None:
         """Fold one event into the transcript; event types it does not track are ignored."""
@@ -238,33 +220,6 @@ class Transcript:
         if message.id not in self._tail_ids or message.role != role:
             raise ProtocolViolation(f"{what} reuses the id of an earlier {message.role} message")
         return message
-
-    # run lifecycle
-
-    def _run_started(self, event: RunStartedEvent) -> None:
-        self.status, self.error, self.step, self.last_step = "running", None, None, None
-        self.thread_id, self.run_id = event.thread_id, event.run_id
-        self._run_tool_calls.clear()
-        self._sizes = {}
-        self.predictor.run_started()
-        self.set_awaiting(())
-
-    def _run_finished(self, event: RunFinishedEvent) -> None:
-        outcome = getattr(event.outcome, "type", None)
-        self.status = "cancelled" if outcome == "cancelled" else "finished"
-        self.step = None
-
-    def _run_error(self, event: RunErrorEvent) -> None:
-        message = short_text(event.message, 240) or "the agent reported an error without a message"
-        detail = f" ({short_text(event.code, 56)})" if event.code else ""
-        self.fail(f"{message}{detail}")
-
-    def _step_started(self, event: StepStartedEvent) -> None:
-        self.step = self.last_step = event.step_name
-
-    def _step_finished(self, event: StepFinishedEvent) -> None:
-        if self.step == event.step_name:
-            self.step = None
 
     # text and reasoning
 
@@ -557,11 +512,11 @@ class Transcript:
 
 # Each handler takes the event class of its type (AG-UI's union is discriminated by ``type``).
 _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
-    _E.RUN_STARTED: Transcript._run_started,
-    _E.RUN_FINISHED: Transcript._run_finished,
-    _E.RUN_ERROR: Transcript._run_error,
-    _E.STEP_STARTED: Transcript._step_started,
-    _E.STEP_FINISHED: Transcript._step_finished,
+    _E.RUN_STARTED: run.run_started,
+    _E.RUN_FINISHED: run.run_finished,
+    _E.RUN_ERROR: run.run_error,
+    _E.STEP_STARTED: run.step_started,
+    _E.STEP_FINISHED: run.step_finished,
     _E.TEXT_MESSAGE_START: Transcript._text_start,
     _E.TEXT_MESSAGE_CONTENT: Transcript._content,
     _E.TEXT_MESSAGE_END: Transcript._end,
