@@ -26,10 +26,8 @@ from ag_ui.core import (
     EventType,
     Message,
     MessagesSnapshotEvent,
-    ReasoningEncryptedValueEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
     TextMessageContentEvent,
@@ -48,7 +46,7 @@ from ..message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
 from ..predict import PREDICT_STATE, Predictor
 from ..snapshot_merge import merge
 from ..wire_messages import build_message, cacheable, text_of, wire_key
-from . import run
+from . import reasoning, run
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
@@ -229,9 +227,6 @@ class Transcript:
         message.name = event.name or message.name
         self._touch(message.id)
 
-    def _reasoning_start(self, event: ReasoningMessageStartEvent) -> None:
-        self._open(self._claim(event.message_id, "reasoning", "REASONING_MESSAGE_START"))
-
     def _open(self, message: MessageView) -> None:
         if not message.streaming:
             message.streaming = True
@@ -261,17 +256,6 @@ class Transcript:
         if message is not None:
             message.streaming = False
             self._touch(message.id)
-
-    def _encrypted_value(self, event: ReasoningEncryptedValueEvent) -> None:
-        target: ToolCallView | MessageView | None
-        if event.subtype == "tool-call":
-            target = self.tool_calls.get(event.entity_id)
-        else:
-            target = self._by_id.get(event.entity_id)
-        if target is not None:
-            target.encrypted_value = event.encrypted_value
-            owner = target.parent_message_id if isinstance(target, ToolCallView) else target.id
-            self._wire.pop(owner, None)  # sent back with the message: not drawn, so not a UI change
 
     # tool calls
 
@@ -520,10 +504,10 @@ _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.TEXT_MESSAGE_START: Transcript._text_start,
     _E.TEXT_MESSAGE_CONTENT: Transcript._content,
     _E.TEXT_MESSAGE_END: Transcript._end,
-    _E.REASONING_MESSAGE_START: Transcript._reasoning_start,
+    _E.REASONING_MESSAGE_START: reasoning.start,
     _E.REASONING_MESSAGE_CONTENT: Transcript._content,
     _E.REASONING_MESSAGE_END: Transcript._end,
-    _E.REASONING_ENCRYPTED_VALUE: Transcript._encrypted_value,
+    _E.REASONING_ENCRYPTED_VALUE: reasoning.encrypted_value,
     _E.TOOL_CALL_START: Transcript._tool_call_start,
     _E.TOOL_CALL_ARGS: Transcript._tool_call_args,
     _E.TOOL_CALL_END: Transcript._tool_call_end,
