@@ -11,7 +11,6 @@ costs one dict lookup per message of history plus one build per changed message.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -33,10 +32,6 @@ from ag_ui.core import (
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
     ToolMessage,
 )
 
@@ -46,7 +41,7 @@ from ..message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
 from ..predict import PREDICT_STATE, Predictor
 from ..snapshot_merge import merge
 from ..wire_messages import build_message, cacheable, text_of, wire_key
-from . import reasoning, run
+from . import reasoning, run, tool_calls
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
@@ -143,23 +138,13 @@ class Transcript:
 
     def set_awaiting(self, tool_call_ids: Iterable[str]) -> None:
         """Mark the tool calls an open interrupt names (``awaiting_approval``); others are cleared."""
-        wanted = {i for i in tool_call_ids if i in self.tool_calls}
-        for call_id in self._awaiting ^ wanted:  # only the calls whose mark changes: O(marked)
-            call = self.tool_calls[call_id]
-            call.awaiting = call_id in wanted
-            if call.awaiting:  # owed again (S15): an earlier failed attempt no longer counts
-                call.failed = False
-            self._touch(call.parent_message_id)
-        self._awaiting = wanted
+        tool_calls.set_awaiting(self, tool_call_ids)
 
     # -- writing ---------------------------------------------------------------------------------
 
     def set_tool_call_args(self, tool_call_id: str, args: Any) -> None:
         """Replace a tool call's arguments (approved ``editedArgs``: producers do not re-stream them)."""
-        call = self.tool_calls.get(tool_call_id)
-        if call is not None:
-            call.args_parts[:] = [json.dumps(args)]
-            self._touch(call.parent_message_id)
+        tool_calls.set_args(self, tool_call_id, args)
 
     def settle_prediction(self, kept: bool) -> None:
         """The person answered ``confirm_changes``: keep the predicted state, or restore the one before it (S35)."""
@@ -171,10 +156,7 @@ class Transcript:
 
     def set_tool_call_rejected(self, tool_call_id: str) -> None:
         """Mark a tool call whose approval the person denied or cancelled."""
-        call = self.tool_calls.get(tool_call_id)
-        if call is not None:
-            call.rejected = True
-            self._touch(call.parent_message_id)
+        tool_calls.set_rejected(self, tool_call_id)
 
     def add_user_message(self, message_id: str, content: str, raw_content: list[Any] | None = None) -> MessageView:
         """Append the user's message (it opens the turn); returns its view.
@@ -257,77 +239,9 @@ class Transcript:
             message.streaming = False
             self._touch(message.id)
 
-    # tool calls
-
-    def _tool_call_start(self, event: ToolCallStartEvent) -> None:
-        existing = self.tool_calls.get(event.tool_call_id)
-        if existing is not None:  # replayed after HITL: no duplicate, arguments stream again
-            existing.args_parts.clear()
-            self._sizes.pop(existing.id, None)
-            self.predictor.call_started(existing.id, existing.name)
-            existing.ended = existing.failed = False
-            self._touch(existing.parent_message_id)
-            self._run_tool_calls.add(existing.id)
-            return
-        parent = self._tool_call_parent(event.parent_message_id, event.tool_call_id)
-        call = ToolCallView(id=event.tool_call_id, name=event.tool_call_name, parent_message_id=parent.id)
-        self.tool_calls[call.id] = call
-        self.predictor.call_started(call.id, call.name)
-        parent.tool_call_ids.append(call.id)
-        self._run_tool_calls.add(call.id)
-        self._touch(parent.id)
-
-    def _tool_call_parent(self, parent_id: str | None, tool_call_id: str) -> MessageView:
-        if parent_id:
-            return self._claim(parent_id, "assistant", "TOOL_CALL_START's parentMessageId")
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.role == "assistant":
-            return last
-        return self._append(MessageView(id=f"{tool_call_id}:message", role="assistant"))
-
-    def _tool_call_args(self, event: ToolCallArgsEvent) -> None:
-        call = self.tool_calls.get(event.tool_call_id)
-        if call is not None:
-            self._grow(call.id, call.args_parts, event.delta, "a tool call's arguments")
-            self._touch(call.parent_message_id)
-            if self.predictor.due(call.id, self._sizes[call.id]):  # S33: the state follows the streaming argument
-                self.state = self.predictor.follow(call.id, call.args_text, self.state)
-
     def _custom(self, event: CustomEvent) -> None:
         if event.name == PREDICT_STATE:  # S33: which tool arguments the state follows in this run
             self.predictor.announce(event.value)
-
-    def _tool_call_end(self, event: ToolCallEndEvent) -> None:
-        call = self.tool_calls.get(event.tool_call_id)
-        if call is not None:
-            call.ended = True
-            self._touch(call.parent_message_id)
-            if self.predictor.predicts(call.id):  # the whole argument, whatever was skipped while it streamed
-                self.state = self.predictor.follow(call.id, call.args_text, self.state)
-
-    def _tool_call_result(self, event: ToolCallResultEvent) -> None:
-        call = self.tool_calls.get(event.tool_call_id)
-        content = text_of(event.content)
-        if call is not None:
-            call.result, call.awaiting, call.failed, call.ended = content, False, False, True
-            self._touch(call.parent_message_id)
-        message = self._by_id.get(event.message_id)
-        if message is not None and (message.role != "tool" or message.tool_call_id != event.tool_call_id):
-            raise ProtocolViolation(f"TOOL_CALL_RESULT reuses the id of an earlier {message.role} message")
-        if message is not None:  # replayed result: update in place
-            message.parts[:] = [content]
-            self._touch(message.id)
-            return
-        message = MessageView(id=event.message_id, role="tool", parts=[content], tool_call_id=event.tool_call_id)
-        self._by_id[message.id] = message
-        position = self._result_position(call)
-        self._insert(position, message)
-        if position >= self.tail_start:
-            self._tail_ids.add(message.id)
-            self._tail_dirty = True
-        else:  # a result for an earlier run's call (a resumed tool call) lands in the history
-            self.tail_start += 1
-            self._history_dirty = True
 
     def _insert(self, position: int, message: MessageView) -> None:
         """Insert into ``messages``; the index moves the messages after it (O(1) at the end, the usual case)."""
@@ -346,20 +260,6 @@ class Transcript:
             if messages[index] is message:
                 return index
         raise ValueError(f"message {message.id} is not in the transcript")
-
-    def _result_position(self, call: ToolCallView | None) -> int:
-        """Right after the owning assistant message and the results already placed after it."""
-        owner = self._by_id.get(call.parent_message_id) if call else None
-        if owner is None:
-            return len(self.messages)
-        owned = set(owner.tool_call_ids)
-        position = self._index_of(owner) + 1
-        while position < len(self.messages):
-            following = self.messages[position]
-            if following.role != "tool" or following.tool_call_id not in owned:
-                break
-            position += 1
-        return position
 
     # state, snapshots, activity
 
@@ -508,10 +408,10 @@ _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.REASONING_MESSAGE_CONTENT: Transcript._content,
     _E.REASONING_MESSAGE_END: Transcript._end,
     _E.REASONING_ENCRYPTED_VALUE: reasoning.encrypted_value,
-    _E.TOOL_CALL_START: Transcript._tool_call_start,
-    _E.TOOL_CALL_ARGS: Transcript._tool_call_args,
-    _E.TOOL_CALL_END: Transcript._tool_call_end,
-    _E.TOOL_CALL_RESULT: Transcript._tool_call_result,
+    _E.TOOL_CALL_START: tool_calls.start,
+    _E.TOOL_CALL_ARGS: tool_calls.args,
+    _E.TOOL_CALL_END: tool_calls.end,
+    _E.TOOL_CALL_RESULT: tool_calls.result,
     _E.CUSTOM: Transcript._custom,
     _E.STATE_SNAPSHOT: Transcript._state_snapshot,
     _E.STATE_DELTA: Transcript._state_delta,
