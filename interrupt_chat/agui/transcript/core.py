@@ -16,19 +16,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ag_ui.core import (
-    ActivityDeltaEvent,
     ActivityMessage,
-    ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
-    CustomEvent,
     EventType,
     Message,
     MessagesSnapshotEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
-    StateDeltaEvent,
-    StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -36,12 +31,11 @@ from ag_ui.core import (
 )
 
 from ..errors import ProtocolViolation
-from ..json_patch import UNCHANGED, patched
 from ..message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
-from ..predict import PREDICT_STATE, Predictor
+from ..predict import Predictor
 from ..snapshot_merge import merge
 from ..wire_messages import build_message, cacheable, text_of, wire_key
-from . import reasoning, run, tool_calls
+from . import reasoning, run, shared_state, tool_calls
 
 __all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
 
@@ -148,11 +142,7 @@ class Transcript:
 
     def settle_prediction(self, kept: bool) -> None:
         """The person answered ``confirm_changes``: keep the predicted state, or restore the one before it (S35)."""
-        if self.predictor.holding:
-            if kept:
-                self.predictor.confirmed()
-            else:
-                self.state = self.predictor.rejected()
+        shared_state.settle_prediction(self, kept)
 
     def set_tool_call_rejected(self, tool_call_id: str) -> None:
         """Mark a tool call whose approval the person denied or cancelled."""
@@ -239,10 +229,6 @@ class Transcript:
             message.streaming = False
             self._touch(message.id)
 
-    def _custom(self, event: CustomEvent) -> None:
-        if event.name == PREDICT_STATE:  # S33: which tool arguments the state follows in this run
-            self.predictor.announce(event.value)
-
     def _insert(self, position: int, message: MessageView) -> None:
         """Insert into ``messages``; the index moves the messages after it (O(1) at the end, the usual case)."""
         messages, index = self.messages, self._pos
@@ -261,33 +247,7 @@ class Transcript:
                 return index
         raise ValueError(f"message {message.id} is not in the transcript")
 
-    # state, snapshots, activity
-
-    def _state_snapshot(self, event: StateSnapshotEvent) -> None:
-        self.state = event.snapshot
-        self.predictor.overridden()  # S34
-
-    def _state_delta(self, event: StateDeltaEvent) -> None:
-        state = patched(self.state, event.delta, "STATE_DELTA")
-        if state is not UNCHANGED:
-            self.state = state
-
-    def _activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
-        message = self._ensure(event.message_id, "activity")
-        if message.activity_content is None or event.replace is not False:
-            message.activity_content = dict(event.content)
-        message.activity_type = event.activity_type
-        self._touch(message.id)
-
-    def _activity_delta(self, event: ActivityDeltaEvent) -> None:
-        message = self._by_id.get(event.message_id)
-        if message is None or message.activity_content is None:
-            log.warning("ACTIVITY_DELTA for unknown activity %.100r ignored", event.message_id)
-            return
-        content = patched(message.activity_content, event.patch, "ACTIVITY_DELTA")
-        if content is not UNCHANGED:
-            message.activity_content = content
-            self._touch(message.id)
+    # MESSAGES_SNAPSHOT
 
     def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
         """Merge by id: existing order kept, snapshot versions swapped in, new ids at their snapshot place.
@@ -412,10 +372,10 @@ _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.TOOL_CALL_ARGS: tool_calls.args,
     _E.TOOL_CALL_END: tool_calls.end,
     _E.TOOL_CALL_RESULT: tool_calls.result,
-    _E.CUSTOM: Transcript._custom,
-    _E.STATE_SNAPSHOT: Transcript._state_snapshot,
-    _E.STATE_DELTA: Transcript._state_delta,
+    _E.CUSTOM: shared_state.custom,
+    _E.STATE_SNAPSHOT: shared_state.state_snapshot,
+    _E.STATE_DELTA: shared_state.state_delta,
     _E.MESSAGES_SNAPSHOT: Transcript._messages_snapshot,
-    _E.ACTIVITY_SNAPSHOT: Transcript._activity_snapshot,
-    _E.ACTIVITY_DELTA: Transcript._activity_delta,
+    _E.ACTIVITY_SNAPSHOT: shared_state.activity_snapshot,
+    _E.ACTIVITY_DELTA: shared_state.activity_delta,
 }
