@@ -1,51 +1,31 @@
-"""The reducer: AG-UI events folded into a transcript a chat can draw and send back.
+"""The transcript's data: messages and tool calls with their indexes, what changed, the next run's messages.
 
-Each event costs O(1) (text and argument deltas are appended to lists, joined on read; messages
-are found by id, and by position through an index). ``MESSAGES_SNAPSHOT`` merges by id in time
-linear in the snapshot and the transcript (it speaks for the whole message list). The transcript
-also builds the next run's ``messages`` (assistant ``toolCalls`` included, activity messages never
-sent back), which producers such as pydantic-ai need to resume a tool call: each message's AG-UI
-model is cached and rebuilt only when the message changed, so :meth:`Transcript.to_messages`
-costs one dict lookup per message of history plus one build per changed message.
+Every job (:mod:`.messages`, :mod:`.reasoning`, :mod:`.tool_calls`, :mod:`.shared_state`, :mod:`.run`)
+writes through the few methods here: a message appended or claimed by a streaming event, a delta
+grown within its bounds, a change recorded (:meth:`Transcript._touch`: a UI redraws the message, its
+cached AG-UI model is dropped). :meth:`Transcript.apply` folds one event with the handler
+the table at the end lists for its type.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ag_ui.core import (
-    ActivityMessage,
-    AssistantMessage,
-    BaseEvent,
-    EventType,
-    Message,
-    MessagesSnapshotEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolMessage,
-)
+from ag_ui.core import BaseEvent, EventType, Message
 
 from ..errors import ProtocolViolation
-from ..message_views import MessageView, RunStatus, ToolCallStatus, ToolCallView
+from ..message_views import MessageView, RunStatus, ToolCallView
 from ..predict import Predictor
-from ..snapshot_merge import merge
-from ..wire_messages import build_message, cacheable, text_of, wire_key
-from . import reasoning, run, shared_state, tool_calls
+from ..wire_messages import build_message, cacheable, wire_key
+from . import messages, reasoning, run, shared_state, tool_calls
 
-__all__ = ["MessageView", "RunStatus", "ToolCallStatus", "ToolCallView", "Transcript"]
-
-log = logging.getLogger("interrupt_chat.agui.transcript")  # the reducer's one logger, as before its split
-
-_E = EventType
 #: A streamed text (a message, reasoning, a tool call's arguments) longer than this fails the run. A run
 #: as a whole has no cap: a long agentic run may stream far more, in many messages and tool calls.
 MAX_TEXT_CHARS = 16_000_000
 MAX_PARTS = 4096  # streamed pieces held per text before they are joined
+
+_E = EventType
 
 
 class Transcript:
@@ -130,11 +110,11 @@ class Transcript:
         else:
             self._history_dirty = True
 
+    # -- writing: the chat's own changes (each job's module holds the how) ------------------------
+
     def set_awaiting(self, tool_call_ids: Iterable[str]) -> None:
         """Mark the tool calls an open interrupt names (``awaiting_approval``); others are cleared."""
         tool_calls.set_awaiting(self, tool_call_ids)
-
-    # -- writing ---------------------------------------------------------------------------------
 
     def set_tool_call_args(self, tool_call_id: str, args: Any) -> None:
         """Replace a tool call's arguments (approved ``editedArgs``: producers do not re-stream them)."""
@@ -165,6 +145,8 @@ class Transcript:
         if handler is not None:
             handler(self, event)
 
+    # -- writing: what every job goes through --------------------------------------------------
+
     def _append(self, message: MessageView) -> MessageView:
         self._pos[message.id] = len(self.messages)
         self.messages.append(message)
@@ -191,24 +173,10 @@ class Transcript:
             raise ProtocolViolation(f"{what} reuses the id of an earlier {message.role} message")
         return message
 
-    # text and reasoning
-
-    def _text_start(self, event: TextMessageStartEvent) -> None:
-        message = self._claim(event.message_id, event.role or "assistant", "TEXT_MESSAGE_START")
-        self._open(message)
-        message.name = event.name or message.name
-        self._touch(message.id)
-
     def _open(self, message: MessageView) -> None:
         if not message.streaming:
             message.streaming = True
             self._opened.append(message)
-
-    def _content(self, event: TextMessageContentEvent | ReasoningMessageContentEvent) -> None:
-        message = self._by_id.get(event.message_id)
-        if message is not None and event.delta:
-            self._grow(message.id, message.parts, event.delta, "a message")
-            self._touch(message.id)
 
     def _grow(self, key: str, parts: list[str], delta: str, what: str) -> None:
         """Append a streamed delta: bounded in size (per text, not per run) and in pieces held."""
@@ -222,12 +190,6 @@ class Transcript:
         parts.append(delta)
         if len(parts) >= MAX_PARTS:  # a million one-character deltas stay a few strings, not a million objects
             parts[:] = ["".join(parts)]
-
-    def _end(self, event: TextMessageEndEvent | ReasoningMessageEndEvent) -> None:
-        message = self._by_id.get(event.message_id)
-        if message is not None:
-            message.streaming = False
-            self._touch(message.id)
 
     def _insert(self, position: int, message: MessageView) -> None:
         """Insert into ``messages``; the index moves the messages after it (O(1) at the end, the usual case)."""
@@ -246,70 +208,6 @@ class Transcript:
             if messages[index] is message:
                 return index
         raise ValueError(f"message {message.id} is not in the transcript")
-
-    # MESSAGES_SNAPSHOT
-
-    def _messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
-        """Merge by id: existing order kept, snapshot versions swapped in, new ids at their snapshot place.
-
-        A new message goes right after the known message before it in the snapshot (a tool result the
-        producer renamed lands after its call, not after the answer that followed it: the next run's
-        history must keep that order); new messages before every known one are appended, in order.
-        Dict lookups only: linear in the snapshot plus the transcript (the snapshot speaks for the
-        whole list). A message whose wire form did not change keeps its cached AG-UI model.
-        """
-        by_id: dict[str, MessageView] = {}  # a repeated id: one message, its last version, at its first place
-        for view in (self._view_from_message(m) for m in event.messages):
-            by_id[view.id] = view
-        if len(by_id) < len(event.messages):
-            log.warning("MESSAGES_SNAPSHOT repeats message ids; keeping the last version of each")
-        merged = merge(self.messages, list(by_id.values()))
-        history_ids = {m.id for m in self.messages[:self.tail_start]}
-        self._replace_messages(merged)
-        # the tail starts at the first message that was not history: this run's, or new in the snapshot
-        self.tail_start = next((i for i, m in enumerate(merged) if m.id not in history_ids), len(merged))
-        self._tail_ids = {m.id for m in merged[self.tail_start:]}
-        self._history_dirty = self._tail_dirty = True
-
-    def _replace_messages(self, merged: list[MessageView]) -> None:
-        """``merged`` becomes the message list; cached models carry over where the wire key is the same."""
-        old_wire = self._wire
-        self.messages = merged
-        self._by_id = {message.id: message for message in merged}
-        self._init_indexes()
-        wire = self._wire
-        for view in merged:
-            entry = old_wire.get(view.id)
-            # the model is a function of the key: equal keys, equal models (whichever view it came from)
-            if entry is not None and self._cacheable(view) and self._wire_key(view) == entry[2]:
-                wire[view.id] = (view, entry[1], entry[2])
-
-    def _view_from_message(self, message: Message) -> MessageView:
-        fields = message.__dict__  # a field a role lacks is a miss here, not pydantic's raised AttributeError
-        role = message.role
-        content = fields.get("content")
-        view = MessageView(id=message.id, role=role, parts=[text_of(content)] if content else [],
-                           name=fields.get("name"), encrypted_value=fields.get("encrypted_value"))
-        if content is not None and not isinstance(content, str) and role != "activity":
-            view.raw_content = content
-        if isinstance(message, AssistantMessage):
-            for tool_call in message.tool_calls or []:
-                call = self.tool_calls.get(tool_call.id)
-                if call is None:  # new in this run's snapshot: the run made it (S27: it may wait for the chat)
-                    call = self.tool_calls[tool_call.id] = ToolCallView(
-                        id=tool_call.id, name=tool_call.function.name, parent_message_id=message.id)
-                    self._run_tool_calls.add(tool_call.id)
-                call.name, call.parent_message_id, call.ended = tool_call.function.name, message.id, True
-                call.args_parts[:] = [tool_call.function.arguments]
-                view.tool_call_ids.append(tool_call.id)
-        elif isinstance(message, ToolMessage):
-            view.tool_call_id, view.error = message.tool_call_id, message.error
-            call = self.tool_calls.get(message.tool_call_id)
-            if call is not None:
-                call.result, call.awaiting = view.content, False
-        elif isinstance(message, ActivityMessage):
-            view.activity_type, view.activity_content, view.parts = message.activity_type, dict(message.content), []
-        return view
 
     # -- the next run's messages -----------------------------------------------------------------
 
@@ -361,12 +259,12 @@ _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.RUN_ERROR: run.run_error,
     _E.STEP_STARTED: run.step_started,
     _E.STEP_FINISHED: run.step_finished,
-    _E.TEXT_MESSAGE_START: Transcript._text_start,
-    _E.TEXT_MESSAGE_CONTENT: Transcript._content,
-    _E.TEXT_MESSAGE_END: Transcript._end,
+    _E.TEXT_MESSAGE_START: messages.text_start,
+    _E.TEXT_MESSAGE_CONTENT: messages.content,
+    _E.TEXT_MESSAGE_END: messages.end,
     _E.REASONING_MESSAGE_START: reasoning.start,
-    _E.REASONING_MESSAGE_CONTENT: Transcript._content,
-    _E.REASONING_MESSAGE_END: Transcript._end,
+    _E.REASONING_MESSAGE_CONTENT: messages.content,
+    _E.REASONING_MESSAGE_END: messages.end,
     _E.REASONING_ENCRYPTED_VALUE: reasoning.encrypted_value,
     _E.TOOL_CALL_START: tool_calls.start,
     _E.TOOL_CALL_ARGS: tool_calls.args,
@@ -375,7 +273,7 @@ _HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
     _E.CUSTOM: shared_state.custom,
     _E.STATE_SNAPSHOT: shared_state.state_snapshot,
     _E.STATE_DELTA: shared_state.state_delta,
-    _E.MESSAGES_SNAPSHOT: Transcript._messages_snapshot,
+    _E.MESSAGES_SNAPSHOT: messages.snapshot,
     _E.ACTIVITY_SNAPSHOT: shared_state.activity_snapshot,
     _E.ACTIVITY_DELTA: shared_state.activity_delta,
 }
