@@ -9,7 +9,7 @@ model is cached and rebuilt only when the message changed, so :meth:`Transcript.
 costs one dict lookup per message of history plus one build per changed message.
 
 The fold reads like ``@ag-ui/client``'s ``defaultApplyEvents``: :meth:`Transcript.apply` looks the
-event's type up in one table (at the end of :mod:`.core`) and calls a small handler, grouped by job:
+event's type up in one table (:mod:`.fold`) and calls a small handler, grouped by job:
 
 - :mod:`.core`: the :class:`Transcript` itself: its data and indexes, what a UI must redraw, the
   writes every job goes through (a message claimed, a delta grown), the next run's messages;

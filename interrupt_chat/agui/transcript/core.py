@@ -4,28 +4,27 @@ Every job (:mod:`.messages`, :mod:`.reasoning`, :mod:`.tool_calls`, :mod:`.share
 writes through the few methods here: a message appended or claimed by a streaming event, a delta
 grown within its bounds, a change recorded (:meth:`Transcript._touch`: a UI redraws the message, its
 cached AG-UI model is dropped). :meth:`Transcript.apply` folds one event with the handler
-the table at the end lists for its type.
+:mod:`.fold` lists for its type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, Message
+from ag_ui.core import BaseEvent, Message
 
 from ..errors import ProtocolViolation
 from ..message_views import MessageView, RunStatus, ToolCallView
 from ..predict import Predictor
 from ..wire_messages import build_message, cacheable, wire_key
-from . import messages, reasoning, run, shared_state, tool_calls
+from . import run, shared_state, tool_calls
+from .fold import HANDLERS
 
 #: A streamed text (a message, reasoning, a tool call's arguments) longer than this fails the run. A run
 #: as a whole has no cap: a long agentic run may stream far more, in many messages and tool calls.
 MAX_TEXT_CHARS = 16_000_000
 MAX_PARTS = 4096  # streamed pieces held per text before they are joined
-
-_E = EventType
 
 
 class Transcript:
@@ -141,7 +140,7 @@ class Transcript:
 
     def apply(self, event: BaseEvent) -> None:
         """Fold one event into the transcript; event types it does not track are ignored."""
-        handler = _HANDLERS.get(event.type)
+        handler = HANDLERS.get(event.type)
         if handler is not None:
             handler(self, event)
 
@@ -250,30 +249,3 @@ class Transcript:
 
     def _build_message(self, view: MessageView) -> Message | None:
         return build_message(view, self.tool_calls)
-
-
-# Each handler takes the event class of its type (AG-UI's union is discriminated by ``type``).
-_HANDLERS: dict[EventType, Callable[[Transcript, Any], None]] = {
-    _E.RUN_STARTED: run.run_started,
-    _E.RUN_FINISHED: run.run_finished,
-    _E.RUN_ERROR: run.run_error,
-    _E.STEP_STARTED: run.step_started,
-    _E.STEP_FINISHED: run.step_finished,
-    _E.TEXT_MESSAGE_START: messages.text_start,
-    _E.TEXT_MESSAGE_CONTENT: messages.content,
-    _E.TEXT_MESSAGE_END: messages.end,
-    _E.REASONING_MESSAGE_START: reasoning.start,
-    _E.REASONING_MESSAGE_CONTENT: messages.content,
-    _E.REASONING_MESSAGE_END: messages.end,
-    _E.REASONING_ENCRYPTED_VALUE: reasoning.encrypted_value,
-    _E.TOOL_CALL_START: tool_calls.start,
-    _E.TOOL_CALL_ARGS: tool_calls.args,
-    _E.TOOL_CALL_END: tool_calls.end,
-    _E.TOOL_CALL_RESULT: tool_calls.result,
-    _E.CUSTOM: shared_state.custom,
-    _E.STATE_SNAPSHOT: shared_state.state_snapshot,
-    _E.STATE_DELTA: shared_state.state_delta,
-    _E.MESSAGES_SNAPSHOT: messages.snapshot,
-    _E.ACTIVITY_SNAPSHOT: shared_state.activity_snapshot,
-    _E.ACTIVITY_DELTA: shared_state.activity_delta,
-}
