@@ -54,8 +54,9 @@ os.environ["INTERRUPT_CHAT_DB_URL"] = "off"  # no SQLite file written by a bench
 os.chdir(ROOT)  # Reflex reads rxconfig.py from the working directory
 
 import reflex as rx  # noqa: E402
+from reflex.istate.data import SessionData  # noqa: E402
 
-from interrupt_chat.tab import driver
+from interrupt_chat.tab import driver, identity  # noqa: E402
 from interrupt_chat.assembly import registry  # noqa: E402
 from interrupt_chat.tab.live import live_of  # noqa: E402
 
@@ -131,6 +132,9 @@ def chat_substate() -> Any:
     if not _CHAT:
         chat_cls = registry.new_chat_state("benchmark", agent_url="http://127.0.0.1:9/", configs=[])
         root = rx.State(_reflex_internal_init=True)
+        # a tab with a person (issue 38: a tab whose socket has no identity sends nothing), as a handshake gives
+        root.rx_router_session = SessionData(client_token="benchmark-tab", client_ip="", session_id="benchmark-tab")
+        identity.bind("benchmark-tab", "benchmark-person")
         _CHAT.append(root.get_substate(chat_cls.get_full_name().split(".")))
     return _CHAT[0]
 
