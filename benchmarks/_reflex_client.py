@@ -73,6 +73,8 @@ class ReflexSocket:
         self.url = (base_url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/")
                     + f"{NAMESPACE}/?token={self.token}&EIO=4&transport=websocket")
         self.router_data = {"pathname": path, "asPath": path}
+        # a browser's handshake names the page's origin; the backend gives an identity only to its own (issue 38)
+        self.origin = base_url.rstrip("/")
         self.ws: ClientConnection | None = None
         self.open_info: dict[str, Any] = {}
         self.frames_in = 0
@@ -82,7 +84,8 @@ class ReflexSocket:
         """Open the websocket and the namespace; the hydrate event rides in the CONNECT packet."""
         self.ws = await websockets.connect(self.url, subprotocols=[version("reflex")],  # type: ignore[list-item]
                                            max_size=None, ping_interval=None, open_timeout=timeout,
-                                           close_timeout=2, compression="deflate")
+                                           close_timeout=2, compression="deflate",
+                                           origin=self.origin)  # type: ignore[arg-type]
         first = await asyncio.wait_for(self.ws.recv(), timeout)
         if not isinstance(first, str) or not first.startswith("0"):
             raise ProtocolError(f"expected an Engine.IO open packet, got {str(first)[:80]!r}")
