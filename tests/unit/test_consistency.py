@@ -549,3 +549,14 @@ async def test_a_tool_result_that_loses_every_claim_is_not_sent_and_says_so(chat
     await Steps.respond.fn(await tab.tool(Steps), row.id, {"steps": []})
     assert len(tried) == 3 and all(closed(a.value) for a in tried) and len(tab.requests()) == 1
     assert tab.chat.notice == persistence.CONFLICT_NOTICE and tab.chat.tool_waits
+
+
+async def test_an_edit_that_loses_every_claim_runs_nothing_and_says_so(chats, agent, monkeypatch):
+    tab = await Tab(chats["plain"], agent[2]).load()
+    await tab.send("hello")
+    sent = len(tab.requests())
+    [user] = [m.id for m in tab.session.transcript.messages if m.role == "user"]
+    tried = lose_every_claim(monkeypatch)
+    await tab.cls.save_edit.fn(tab.chat, {"message_id": user, "text": "hello again"})
+    assert len(tried) == 3 and all(closed(a.value) and a.branches is not None for a in tried)
+    assert len(tab.requests()) == sent and tab.chat.notice == persistence.CONFLICT_NOTICE
