@@ -381,14 +381,18 @@ class Transcript:
             return
         message = MessageView(id=event.message_id, role="tool", parts=[content], tool_call_id=event.tool_call_id)
         self._by_id[message.id] = message
-        position = self._result_position(call)
+        owner = self._by_id.get(call.parent_message_id) if call else None
+        position = self._result_position(owner)
         self._insert(position, message)
-        if position >= self.tail_start:
-            self._tail_ids.add(message.id)
-            self._tail_dirty = True
-        else:  # a result for an earlier run's call (a resumed tool call) lands in the history
+        # The result joins its call's message: a UI draws it inside the call's card only when both are in
+        # one slice. A result for a call in the history (an earlier run's call, resumed; after a restore,
+        # every call is) lands in the history, even right at the tail's start.
+        if position < self.tail_start or (position == self.tail_start and owner is not None):
             self.tail_start += 1
             self._history_dirty = True
+        else:
+            self._tail_ids.add(message.id)
+            self._tail_dirty = True
 
     def _insert(self, position: int, message: MessageView) -> None:
         """Insert into ``messages``; the index moves the messages after it (O(1) at the end, the usual case)."""
@@ -408,9 +412,8 @@ class Transcript:
                 return index
         raise ValueError(f"message {message.id} is not in the transcript")
 
-    def _result_position(self, call: ToolCallView | None) -> int:
+    def _result_position(self, owner: MessageView | None) -> int:
         """Right after the owning assistant message and the results already placed after it."""
-        owner = self._by_id.get(call.parent_message_id) if call else None
         if owner is None:
             return len(self.messages)
         owned = set(owner.tool_call_ids)

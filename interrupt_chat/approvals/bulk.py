@@ -22,7 +22,7 @@ from ..tab.answers import ANSWERED_ELSEWHERE, EXPIRED_MESSAGE
 from . import headless
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["CONCURRENT_THREADS", "BulkResult", "decide_all", "item_key"]
 
@@ -53,7 +53,7 @@ def _label(card: Card) -> str:
     return f"{card.thread_title or card.thread_id} · {card.tool_name or card.reason or 'request'}"
 
 
-async def decide_all(chat_cls: type[ChatState], owner: str, cards: Sequence[Card], approve: bool) -> BulkResult:
+async def decide_all(chat_cls: type[ChatLike], owner: str, cards: Sequence[Card], approve: bool) -> BulkResult:
     """Approve (or reject) each of ``cards`` (the inbox's, as the person saw them) once; the result."""
     result = BulkResult()
     by_thread: dict[str, list[Card]] = defaultdict(list)

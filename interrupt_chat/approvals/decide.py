@@ -28,6 +28,7 @@ from sqlalchemy import select
 from ..agui import interrupt_dict
 from ..model.cards import Card, build_cards, tool_args
 from ..model.policies import approval_payload
+from ..model.protocols import StateLike
 from ..store import secrets as stored_secrets
 from ..store.schema import threads_table
 from ..store.threads_db import ThreadDB, ThreadDBError
@@ -149,7 +150,7 @@ class DecideState(rx.State):
         self.again = "" if own else found.again
 
 
-async def _find(state: rx.State, token: str, *, fresh: bool = False) -> _Found:
+async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
     """Where a token leads: the open request, or done (and how), or invalid."""
     link = links.parse(token) if token else None
     db = persistence.database()

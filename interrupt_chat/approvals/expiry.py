@@ -29,7 +29,7 @@ from ..tab import hooks, persistence
 from ..workers import runs
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["SWEEP_SECONDS", "ensure_running", "expiry_sweeper", "sweep"]
 
@@ -43,7 +43,7 @@ BATCH = 50
 
 def _chats() -> dict[str, Any]:
     """The chat states with ``on_expiry="cancel"``, by full name."""
-    chats = typing.cast("list[type[ChatState]]", list(hooks.CHATS.values()))
+    chats = typing.cast("list[type[ChatLike]]", list(hooks.CHATS.values()))
     return {cls.get_full_name(): cls for cls in chats if cls.on_expiry == "cancel"}
 
 

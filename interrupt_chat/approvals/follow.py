@@ -17,7 +17,7 @@ from . import rule_answers
 from .inbox import fill
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
     from ..workers.sync import Notice, Watch
 
 __all__ = ["follow", "follow_tab"]
@@ -25,7 +25,7 @@ __all__ = ["follow", "follow_tab"]
 log = logging.getLogger(__name__)
 
 
-async def follow(chat: ChatState, notice: Notice) -> routing.HandlerCall | None:
+async def follow(chat: ChatLike, notice: Notice) -> routing.HandlerCall | None:
     """Bring the tab up to date with ``notice`` (inside its lock); returns the handler call a new set owes (S17)."""
     chat_cls = type(chat)
     call = None
@@ -50,7 +50,7 @@ async def follow(chat: ChatState, notice: Notice) -> routing.HandlerCall | None:
     return call
 
 
-async def _show_turn(chat: ChatState, notice: Notice) -> None:
+async def _show_turn(chat: ChatLike, notice: Notice) -> None:
     """Another tab's running turn on the shown thread: its rows as they are now, whole."""
     rows = [_row(raw) for raw in notice.rows or []]
     turn = await live.load(chat)
@@ -64,7 +64,7 @@ async def _show_turn(chat: ChatState, notice: Notice) -> None:
         chat.step = notice.step
 
 
-async def _show_thread(chat: ChatState, chat_cls: type[ChatState], thread_id: str) -> routing.HandlerCall | None:
+async def _show_thread(chat: ChatLike, chat_cls: type[ChatLike], thread_id: str) -> routing.HandlerCall | None:
     """The shown thread as the database has it now: messages, status, cards, audit trail."""
     if thread_id not in chat._sessions:
         await persistence.load_thread(chat, thread_id)

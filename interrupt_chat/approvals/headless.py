@@ -22,7 +22,7 @@ from ..agui import new_id
 from ..tab import answers, driver, persistence
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["Answered", "answer", "detached"]
 
@@ -37,7 +37,7 @@ class Answered:
     message: str = ""
 
 
-def detached(chat_cls: type[ChatState], label: str) -> ChatState:
+def detached(chat_cls: type[ChatLike], label: str) -> ChatLike:
     """A chat state of no browser tab (its own state tree, a client token of its own)."""
     root = rx.State(_reflex_internal_init=True)  # type: ignore[call-arg]  # plain rx.State() raises outside pytest
     token = f"{label}-{new_id('server')}"
@@ -45,7 +45,7 @@ def detached(chat_cls: type[ChatState], label: str) -> ChatState:
     return root.get_substate(chat_cls.get_full_name().split("."))  # type: ignore[return-value]
 
 
-async def answer(chat_cls: type[ChatState], owner_key: str, thread_id: str, verb: str, payload: Any,
+async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb: str, payload: Any,
                  interrupt_id: str, run_id: str, by: str) -> Answered:
     """Answer one interrupt of ``owner_key``'s thread as ``by`` (link, expiry or bulk); resume in the background."""
     forced = persistence.FORCED_OWNER.set(owner_key)
@@ -96,7 +96,7 @@ def _set_of(run_id: str) -> Any:
     return lambda pending: pending is not None and (pending.run_id or "") == run_id
 
 
-async def _conclude(chat: ChatState, chat_cls: type[ChatState], session: Any, outcome: answers.Outcome) -> None:
+async def _conclude(chat: ChatLike, chat_cls: type[ChatLike], session: Any, outcome: answers.Outcome) -> None:
     try:
         async with _gate():
             await answers.conclude(chat, chat_cls, session, outcome)

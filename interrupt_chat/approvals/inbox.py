@@ -41,7 +41,7 @@ from . import rule_answers
 from .bulk import decide_all, item_key
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["MAX_SELECTED", "PAGE_SIZE", "InboxHandlers", "answer", "approve_edited", "bulk_decide", "fill", "load",
            "remember", "submit_form"]
@@ -55,7 +55,7 @@ BUILT_THREADS = 4096  # waiting threads whose cards a process keeps built (all o
 NOT_SHOWN = "This request is not listed here any more: reload the inbox."
 
 
-async def load(state: rx.State, chat_cls: type[ChatState]) -> None:
+async def load(state: StateLike, chat_cls: type[ChatLike]) -> None:
     """Fill ``inbox`` with one page of what waits for the owner (the inbox's mount)."""
     async with state:
         chat = await driver.ready(state, chat_cls)
@@ -96,7 +96,7 @@ class _Waiting:
 _BUILT: OrderedDict[tuple[str, str], _Built] = OrderedDict()
 
 
-async def fill(chat: ChatState) -> None:
+async def fill(chat: ChatLike) -> None:
     """Inside the lock: one page of the owner's waiting requests, built from the database's summaries.
 
     Every load reads which threads wait and at which revision (one small query); a thread is read
@@ -138,7 +138,7 @@ async def fill(chat: ChatState) -> None:
     chat.inbox_loaded = True
 
 
-async def _waiting(chat: ChatState, chat_cls: type[ChatState]) -> list[_Waiting]:
+async def _waiting(chat: ChatLike, chat_cls: type[ChatLike]) -> list[_Waiting]:
     """Every thread that waits for the owner, newest wait first: the database's, then those only in memory.
 
     This tab's own copy of a thread is used when it is as new as the database's (it may hold an
@@ -179,7 +179,7 @@ def _mine(sessions: dict[str, AgentSession], head: store_inbox.WaitingHead) -> b
     return session is not None and session.revision >= head.revision
 
 
-async def _of_session(chat_cls: type[ChatState], owner: str, session: AgentSession) -> _Built:
+async def _of_session(chat_cls: type[ChatLike], owner: str, session: AgentSession) -> _Built:
     return await _build(chat_cls, owner, session.revision, session.tracker, session.transcript, tool_rows(session))
 
 
@@ -198,7 +198,7 @@ def _keep(owner: str, thread_id: str, built: _Built) -> None:
         _BUILT.popitem(last=False)
 
 
-async def _from_body(chat_cls: type[ChatState], owner: str, body: store_inbox.WaitingBody) -> _Built | None:
+async def _from_body(chat_cls: type[ChatLike], owner: str, body: store_inbox.WaitingBody) -> _Built | None:
     """A stored thread's cards, from its pending set and the tool calls it names (no session is rebuilt)."""
     tracker = InterruptTracker()
     try:
@@ -216,7 +216,7 @@ async def _from_body(chat_cls: type[ChatState], owner: str, body: store_inbox.Wa
     return await _build(chat_cls, owner, body.revision, tracker, transcript, waits)
 
 
-async def _build(chat_cls: type[ChatState], owner: str, revision: int, tracker: InterruptTracker,
+async def _build(chat_cls: type[ChatLike], owner: str, revision: int, tracker: InterruptTracker,
                  transcript: Transcript, waits: list[ToolWaitRow]) -> _Built:
     pending = tracker.pending
     hide = frozenset(await rule_answers.answered_by_rule(owner, pending) if tracker.answers else ())
@@ -230,20 +230,20 @@ async def _build(chat_cls: type[ChatState], owner: str, revision: int, tracker: 
     return _Built(revision, tracker, transcript, hide, stubs, tools)
 
 
-def _whole(chat_cls: type[ChatState], row: _Waiting, stub: Card) -> Card:
+def _whole(chat_cls: type[ChatLike], row: _Waiting, stub: Card) -> Card:
     """The whole card of a listed stub (its thread's cards are built once per revision, when first shown)."""
     return dataclasses.replace(_cards_of(chat_cls, row.built).get(stub.id, stub), thread_id=stub.thread_id,
                                thread_title=stub.thread_title, raised=stub.raised, key=stub.key)
 
 
-def _cards_of(chat_cls: type[ChatState], built: _Built) -> dict[str, Card]:
+def _cards_of(chat_cls: type[ChatLike], built: _Built) -> dict[str, Card]:
     if built.cards is None:
         built.cards = {c.id: c for c in build_cards(built.pending, built.tracker, built.transcript, built.hide,
                                                     remember_fn(chat_cls.remember))}
     return built.cards
 
 
-async def _custom_sets(chat: ChatState, chat_cls: type[ChatState], rows: dict[str, _Waiting],
+async def _custom_sets(chat: ChatLike, chat_cls: type[ChatLike], rows: dict[str, _Waiting],
                        cards: list[Card]) -> tuple[list[InboxSet], set[str]]:
     """The shown threads whose set one of the chat's own slots takes (S18, S20): drawn by its ``render_fn``."""
     sets: list[InboxSet] = []
@@ -268,7 +268,7 @@ def _minutes(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else ""
 
 
-async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_id: str, payload: Any,
+async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_id: str, payload: Any,
                  interrupt_id: str | None, run_id: str = "") -> None:
     """Resolve / cancel one interrupt of one thread from the inbox; resume once all are answered.
 
@@ -306,7 +306,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], verb: str, thread_i
     await load(state, chat_cls)
 
 
-async def submit_form(state: rx.State, chat_cls: type[ChatState], form_data: dict[str, Any]) -> None:
+async def submit_form(state: StateLike, chat_cls: type[ChatLike], form_data: dict[str, Any]) -> None:
     """An inbox card's schema form (S22); the typed secret goes straight into the answer (S23)."""
     form = dict(form_data)
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
@@ -326,7 +326,7 @@ async def submit_form(state: rx.State, chat_cls: type[ChatState], form_data: dic
     await answer(state, chat_cls, "resolve", thread_id, payload, interrupt_id or None, run_id)
 
 
-async def approve_edited(state: rx.State, chat_cls: type[ChatState], form_data: dict[str, Any]) -> None:
+async def approve_edited(state: StateLike, chat_cls: type[ChatLike], form_data: dict[str, Any]) -> None:
     """An inbox card's "edit and approve" (S22)."""
     interrupt_id = str(form_data.get("__interrupt_id", "") or "")
     thread_id = str(form_data.get("__thread_id", "") or "")
@@ -341,14 +341,14 @@ async def approve_edited(state: rx.State, chat_cls: type[ChatState], form_data: 
                  str(form_data.get("__run_id", "") or ""))
 
 
-async def _schema(state: rx.State, chat_cls: type[ChatState], thread_id: str, interrupt_id: str) -> Any:
+async def _schema(state: StateLike, chat_cls: type[ChatLike], thread_id: str, interrupt_id: str) -> Any:
     async with state:  # a fresh state (a restart) restores the owner's threads first: the schema is theirs
         session = await persistence.load_thread(await driver.ready(state, chat_cls), thread_id)
     pending = session.tracker.pending if session is not None else None
     return pending.schema_for(interrupt_id) if pending is not None else None
 
 
-def _card_error(chat: ChatState, thread_id: str, interrupt_id: str, message: str) -> None:
+def _card_error(chat: ChatLike, thread_id: str, interrupt_id: str, message: str) -> None:
     """Say why an answer was refused on its card: a default card's, or one of a custom slot's set (``slot.error``)."""
     def said(card: Card) -> Card:
         return dataclasses.replace(card, error=message) if (card.thread_id, card.id) == (thread_id, interrupt_id) \
@@ -359,7 +359,7 @@ def _card_error(chat: ChatState, thread_id: str, interrupt_id: str, message: str
                        for e in chat.inbox_sets]
 
 
-async def remember(state: rx.State, chat_cls: type[ChatState], thread_id: str, interrupt_id: str, run_id: str,
+async def remember(state: StateLike, chat_cls: type[ChatLike], thread_id: str, interrupt_id: str, run_id: str,
                    scope: str, effect: str) -> None:
     """An inbox card's rule button: make the rule for that thread's tool, then answer as Approve / Reject would."""
     async with state:
@@ -373,7 +373,7 @@ async def remember(state: rx.State, chat_cls: type[ChatState], thread_id: str, i
     await answer(state, chat_cls, "resolve", thread_id, found["payload"], interrupt_id or None, run_id)
 
 
-async def bulk_decide(state: rx.State, chat_cls: type[ChatState], verb: str) -> None:
+async def bulk_decide(state: StateLike, chat_cls: type[ChatLike], verb: str) -> None:
     """Answer the selected requests (as they were listed) once each; show the result, list the inbox again."""
     async with state:
         chat = await driver.ready(state, chat_cls)
@@ -391,9 +391,9 @@ async def bulk_decide(state: rx.State, chat_cls: type[ChatState], verb: str) -> 
         await fill(chat)
 
 
-def _chat(state: rx.State) -> type[ChatState]:
+def _chat(state: StateLike) -> type[ChatLike]:
     """The concrete chat class a mixin's handler runs on."""
-    return cast("type[ChatState]", state.__class__)
+    return cast("type[ChatLike]", state.__class__)
 
 
 class InboxHandlers(rx.State, mixin=True):

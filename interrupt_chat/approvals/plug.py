@@ -11,7 +11,7 @@ from . import expiry, follow, missing_pages, notifier, rule_answers
 
 if TYPE_CHECKING:
     from ..agui import AgentSession
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
     from ..tab.answers import Outcome
 
 __all__ = ["Approvals", "install"]
@@ -29,7 +29,7 @@ class Approvals:
         """The owner's rules for the pending set (P2)."""
         return await rule_answers.rules_for(owner, session)
 
-    async def apply_rules(self, chat: ChatState, session: AgentSession, rules: Any) -> Outcome | None:
+    async def apply_rules(self, chat: ChatLike, session: AgentSession, rules: Any) -> Outcome | None:
         """The rules answer what they cover before any card is drawn."""
         return await rule_answers.apply(chat, session, rules)
 

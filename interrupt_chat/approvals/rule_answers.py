@@ -26,7 +26,7 @@ from ..workers import sync
 
 if TYPE_CHECKING:
     from ..agui import Pending
-    from ..assembly.state import ChatState, InterruptState
+    from ..model.protocols import ChatLike, SlotLike
 
 __all__ = [
     "POLICY_NOTICE",
@@ -65,7 +65,7 @@ MAX_RULE_RESUMES = 5  # resumes in a row that rules alone start; then a person l
 _streaks: weakref.WeakKeyDictionary[AgentSession, int] = weakref.WeakKeyDictionary()
 
 
-async def apply(chat: ChatState, session: AgentSession, rules: list[policies.Rule]) -> answers.Outcome | None:
+async def apply(chat: ChatLike, session: AgentSession, rules: list[policies.Rule]) -> answers.Outcome | None:
     """Inside the lock: answer what ``rules`` cover; the outcome (its resume, if the set is complete) or None.
 
     After :data:`MAX_RULE_RESUMES` resumes in a row started by rules alone, the next set is left to
@@ -148,7 +148,7 @@ async def rows(owner: str) -> list[dict[str, Any]]:
              "created": rule.created_at.strftime("%Y-%m-%d %H:%M") if rule.created_at else ""} for rule in found]
 
 
-async def remember(chat: ChatState, thread_id: str, interrupt_id: str, scope: str,
+async def remember(chat: ChatLike, thread_id: str, interrupt_id: str, scope: str,
                    effect: str) -> dict[str, Any] | str:
     """A card's "allow in this thread" / "always allow" / "always deny": make the rule, return the answer to send.
 
@@ -170,7 +170,7 @@ async def remember(chat: ChatState, thread_id: str, interrupt_id: str, scope: st
     return {"tool": tool, "payload": payload}
 
 
-async def remember_in_chat(config: InterruptState, interrupt_id: Any, run_id: Any, scope: Any, effect: Any) -> None:
+async def remember_in_chat(config: SlotLike, interrupt_id: Any, run_id: Any, scope: Any, effect: Any) -> None:
     """The chat's card: make the rule for the shown thread's tool, then answer the card as Approve / Reject would."""
     interrupt_id, run_id, scope, effect = str(interrupt_id), str(run_id or ""), str(scope), str(effect)
     async with config:
@@ -201,19 +201,19 @@ class PolicyHandlers(rx.State, mixin=True):
     async def load_policies(self):
         """List the owner's rules (the policy list's mount)."""
         async with self:
-            chat = await driver.ready(self, cast("type[ChatState]", self.__class__))
+            chat = await driver.ready(self, cast("type[ChatLike]", self.__class__))
             chat._policies_shown = True
             owner = chat._owner_key
         found = await rows(owner)
         async with self:
-            if cast("ChatState", self)._owner_key == owner:  # the tab may serve another person by now
+            if cast("ChatLike", self)._owner_key == owner:  # the tab may serve another person by now
                 self.policies, self.policies_loaded = found, True
 
     @rx.event(background=True)
     async def revoke_policy(self, rule_id: str):
         """Revoke one of the owner's rules: the next set it would have answered shows its card again."""
         async with self:
-            chat = await driver.ready(self, cast("type[ChatState]", self.__class__))
+            chat = await driver.ready(self, cast("type[ChatLike]", self.__class__))
             owner = chat._owner_key
         try:
             await revoke(owner, int(rule_id))
@@ -221,11 +221,11 @@ class PolicyHandlers(rx.State, mixin=True):
             return
         found = await rows(owner)
         async with self:
-            if cast("ChatState", self)._owner_key == owner:
+            if cast("ChatLike", self)._owner_key == owner:
                 self.policies = found
 
 
-async def relist(chat: ChatState) -> None:
+async def relist(chat: ChatLike) -> None:
     """Inside the lock (live sync): the rules changed on another tab; list them again if this tab shows them."""
     if chat._policies_shown:
         chat.policies, chat.policies_loaded = await rows(chat._owner_key), True

@@ -1,8 +1,6 @@
-"""The two Reflex states, ``InterruptState`` (a useInterrupt configuration) and ``ChatState``.
+"""The two Reflex states, ``InterruptState`` and ``ChatState``, assembled from the features' mixins (0024).
 
-The protocol is decided in :mod:`interrupt_chat.agui`; :mod:`.driver` streams a run into the
-vars, :mod:`.routing` picks the configuration for a pending set, :mod:`.persistence` saves threads.
-Secrets (S23) go from the form submit into the tracker (never pickled) and the resume, never a var.
+Features see them through ``model/protocols.py``; secrets (S23) go from the form to the resume, never a var.
 """
 
 from __future__ import annotations
@@ -18,8 +16,9 @@ from ..agui import AgentClient, AgentSession
 from ..approvals import rule_answers
 from ..approvals.inbox import InboxHandlers
 from ..model.cards import Card
+from ..model.protocols import JSON
 from ..store.threads_db import ThreadSummary
-from ..tab import answers, attaching, branching, driver, live, orphans, paging, persistence, routing, sending
+from ..tab import answers, attaching, branching, driver, live, orphans, paging, persistence, routing, sending, trail
 from ..tab import identity as browser_identity
 from ..tab.endpoint import NO_AGENT_MESSAGE, default_agent_url
 from ..tab.feedback import FeedbackHandlers
@@ -27,12 +26,10 @@ from ..tab.hydrate import install as install_hydrate
 from ..tab.mixins import ConcreteSubclasses
 from ..tab.threads import ThreadListHandlers
 from ..tab.tools import FrontendToolState, ToolHandlers, attach
-from ..tab.trail import show_trail
 from ..workers.load import read_pause
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
-JSON = dict[str, Any] | list | str | int | float | bool | None
 
 approvals.install()  # the inbox, rules, links, notifications and expiry plug into the chat's hooks
 browser_identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
@@ -186,7 +183,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
             self.thread_id = session.thread_id
             await driver.publish(self, session, full=True)
             paging.show_match(self, session, self.thread_query)  # opened from the search: at its match
-            await show_trail(self)
+            await trail.show_trail(self)
             return self.__class__.route_interrupts
 
     @rx.event(background=True)

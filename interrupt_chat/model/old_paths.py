@@ -25,7 +25,7 @@ MOVED = {  # the module paths before the layers -> where they live now
     "expiry": "approvals.expiry",
     "feedback": "tab.feedback",
     "files": "model.files",
-    "follow": "tab.follow",
+    "follow": "approvals.follow",
     "forms": "model.forms",
     "gc_tuning": "workers.gc_tuning",
     "headless": "approvals.headless",

@@ -15,7 +15,6 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import reflex as rx
 from ag_ui.core import BaseEvent
 
 from ..agui import AgentSession, Pending
@@ -26,7 +25,7 @@ from ..workers.proxy_reads import tab_token
 from . import claims, driver, persistence, routing, trail
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState, InterruptState
+    from ..model.protocols import ChatLike, SlotLike, StateLike
 
 __all__ = ["ANSWERED_ELSEWHERE", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "card_error",
            "conclude", "decide", "problem_with", "record", "submit_form"]
@@ -40,7 +39,7 @@ HEADERS_FAILED = "The answer could not be sent (the request to the assistant cou
 CLAIM_ATTEMPTS = claims.CLAIM_ATTEMPTS
 
 
-async def answer(config: InterruptState, verb: str, payload: Any, interrupt_id: str | None,
+async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | None,
                  run_id: str = "") -> None:
     """Resolve / cancel through the tracker; start the resume run if the decision says so.
 
@@ -86,7 +85,7 @@ class Outcome:
     owner: str
 
 
-async def record(chat: ChatState, thread_id: str, expects: Callable[[Pending | None], bool], verb: str,
+async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | None], bool], verb: str,
                  payload: Any, interrupt_id: str | None, card_error: Callable[[str, str], None]
                  ) -> tuple[Outcome | None, bool]:
     """Inside the lock: bring the thread up to date, record the answer, and claim it in the database.
@@ -129,7 +128,7 @@ async def record(chat: ChatState, thread_id: str, expects: Callable[[Pending | N
     return (claimed.value if claimed is not None else None), moved
 
 
-async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None,
+async def decide(chat: ChatLike, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None,
                  card_error: Callable[[str, str], None]) -> Outcome | None:
     """Inside the lock: check the answer, record it with the tracker, start the resume when all are answered.
 
@@ -164,7 +163,7 @@ async def decide(chat: ChatState, session: AgentSession, verb: str, payload: Any
     return Outcome(session.submit(decision) if decision.sends else None, audits, chat._owner_key)
 
 
-async def conclude(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outcome: Outcome) -> None:
+async def conclude(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outcome: Outcome) -> None:
     """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
     notice = await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))
     if notice or outcome.audits:
@@ -219,7 +218,7 @@ def problem_with(pending: Pending, payload: Any, interrupt_id: str | None) -> tu
     return None
 
 
-async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None:
+async def submit_form(config: SlotLike, form_data: dict[str, Any]) -> None:
     """The default slot's schema form: build the payload, then answer (S22; secrets never kept, S23)."""
     form = dict(form_data)
     interrupt_id = str(form.pop("__interrupt_id", "") or "")
@@ -238,7 +237,7 @@ async def submit_form(config: InterruptState, form_data: dict[str, Any]) -> None
     await answer(config, "resolve", payload, interrupt_id or None, run_id)
 
 
-async def approve_edited(config: InterruptState, form_data: dict[str, Any]) -> None:
+async def approve_edited(config: SlotLike, form_data: dict[str, Any]) -> None:
     """The default slot's "edit and approve": the edited arguments as JSON (S22)."""
     interrupt_id = str(form_data.get("__interrupt_id", "") or "")
     try:
@@ -249,7 +248,7 @@ async def approve_edited(config: InterruptState, form_data: dict[str, Any]) -> N
     await answer(config, "resolve", payload, interrupt_id or None, str(form_data.get("__run_id", "") or ""))
 
 
-async def _schema(config: InterruptState, interrupt_id: str) -> Any:
+async def _schema(config: SlotLike, interrupt_id: str) -> Any:
     """The responseSchema an answer to ``interrupt_id`` must satisfy (a fresh state restores the thread first)."""
     async with config:
         chat = await driver.ready(config, config._chat())
@@ -258,15 +257,15 @@ async def _schema(config: InterruptState, interrupt_id: str) -> Any:
     return pending.schema_for(interrupt_id) if pending is not None else None
 
 
-async def _card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+async def _card_error(config: SlotLike, interrupt_id: str, message: str) -> None:
     async with config:
         _set_card_error(config, interrupt_id, message)
 
 
-def card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+def card_error(config: SlotLike, interrupt_id: str, message: str) -> None:
     """Inside the lock: show ``message`` in the card of ``interrupt_id``."""
     _set_card_error(config, interrupt_id, message)
 
 
-def _set_card_error(config: InterruptState, interrupt_id: str, message: str) -> None:
+def _set_card_error(config: SlotLike, interrupt_id: str, message: str) -> None:
     config.cards = [dataclasses.replace(c, error=message) if c.id == interrupt_id else c for c in config.cards]

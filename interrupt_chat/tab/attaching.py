@@ -40,7 +40,7 @@ from ..store.threads_db import ThreadDBError
 from . import driver, persistence
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["AttachmentHandlers", "forget", "install_upload_guard", "limits_of", "parts", "request_cap", "sent"]
 
@@ -112,7 +112,7 @@ def _name(raw: Any) -> str:
     return name[:MAX_NAME_CHARS]
 
 
-def parts(chat: ChatState) -> list[InputContent]:
+def parts(chat: ChatLike) -> list[InputContent]:
     """The files ready to send, as the message's parts (a URL source where the app hosts files)."""
     limits = limits_of(chat.__class__)
     out = []
@@ -123,7 +123,7 @@ def parts(chat: ChatState) -> list[InputContent]:
     return out
 
 
-async def sent(chat: ChatState, thread_id: str) -> None:
+async def sent(chat: ChatLike, thread_id: str) -> None:
     """Inside the lock, once the message holding them is claimed: the composer is empty; the files join the thread."""
     ids = [row.file_id for row in chat.attachments]
     chat.attachments, chat._held, chat.composer_error = [], {}, ""
@@ -150,7 +150,7 @@ def _whole_size(upload: Any) -> int:
         return -1
 
 
-async def _take(chat: ChatState, upload: Any, limits: Attachments, db: Any, usage: list[int]) -> str:
+async def _take(chat: ChatLike, upload: Any, limits: Attachments, db: Any, usage: list[int]) -> str:
     """One uploaded file: checked, stored, shown as a chip. Returns why it was refused ("" when taken).
 
     Only the file's first ``max_file_bytes + 1`` bytes are read: enough to know it is too large.
@@ -196,7 +196,7 @@ def _said(reasons: list[str]) -> str:
     return " ".join(refused[:MAX_REASONS]) + (f" {more} more files were refused." if more > 0 else "")
 
 
-async def forget(chat: ChatState) -> None:
+async def forget(chat: ChatLike) -> None:
     """Inside the lock: the composer's waiting files are dropped, and their stored bytes deleted.
 
     For a person switch in the tab: the next person must not send the last one's files. Only files
@@ -226,7 +226,7 @@ class AttachmentHandlers(rx.State, mixin=True):
         uploads = files if isinstance(files, list) else []
         if not uploads:  # a drop the page refused whole still uploads nothing: keep what refuse_dropped said
             return
-        chat: ChatState = await driver.ready(self, type(self))  # type: ignore[arg-type]
+        chat: ChatLike = await driver.ready(self, type(self))  # type: ignore[arg-type]
         db = persistence.database()
         if db is None or not chat._owner_key:
             self.composer_error = NO_DATABASE

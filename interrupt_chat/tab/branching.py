@@ -23,7 +23,7 @@ from . import claims, driver, persistence, trail
 from .sending import refreshed, set_headers
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["BUSY_NOTICE", "OPEN_NOTICE", "BranchHandlers"]
 
@@ -32,7 +32,7 @@ OPEN_NOTICE = "Answer or cancel the agent's request first."
 MAX_EDIT_CHARS = 100_000
 
 
-def _blocked(chat: ChatState, session: AgentSession, fresh: persistence.Fresh, *, requests: bool = True) -> str:
+def _blocked(chat: ChatLike, session: AgentSession, fresh: persistence.Fresh, *, requests: bool = True) -> str:
     if fresh.busy or session.running or chat.status == "running":
         return BUSY_NOTICE
     if requests and (session.tracker.pending is not None or session.tool_waits):
@@ -40,7 +40,7 @@ def _blocked(chat: ChatState, session: AgentSession, fresh: persistence.Fresh, *
     return ""
 
 
-def _rebuilt(chat: ChatState, old: AgentSession, record: dict[str, Any]) -> AgentSession:
+def _rebuilt(chat: ChatLike, old: AgentSession, record: dict[str, Any]) -> AgentSession:
     """The thread as ``record`` says, in place of ``old`` (same revision: the save is conditional on it)."""
     new = session_from_record(record, chat._client())
     new.revision, new.branches = old.revision, old.branches  # the forks as the plan changed them
@@ -49,7 +49,7 @@ def _rebuilt(chat: ChatState, old: AgentSession, record: dict[str, Any]) -> Agen
     return chat._session()
 
 
-def _hidden_tail(chat: ChatState, session: AgentSession, branch_id: str) -> dict[str, Any] | None:
+def _hidden_tail(chat: ChatLike, session: AgentSession, branch_id: str) -> dict[str, Any] | None:
     """Synchronously, off the loop: a hidden version from the database, else from memory."""
     db = persistence.database()
     if db is not None and chat._owner_key:
@@ -60,16 +60,16 @@ def _hidden_tail(chat: ChatState, session: AgentSession, branch_id: str) -> dict
 
 
 #: ``plan(chat, session)``: (the new session, the branch write, the run's events or None), a notice, or None.
-Plan = Callable[["ChatState", AgentSession], Awaitable["tuple[AgentSession, BranchWrite, Any] | str | None"]]
+Plan = Callable[["ChatLike", AgentSession], Awaitable["tuple[AgentSession, BranchWrite, Any] | str | None"]]
 
 
-async def _act(state: rx.State, plan: Plan, *, requests: bool = True) -> None:
+async def _act(state: StateLike, plan: Plan, *, requests: bool = True) -> None:
     """Refresh, plan the new path, write it with its hidden versions, then run (if the plan starts one).
 
     ``plan(chat, session)`` returns (the new session, the branch write, the run's events or None),
     a notice to show, or None (nothing to do: ids from the page that do not fit the thread).
     """
-    chat_cls = cast("type[ChatState]", state.__class__)
+    chat_cls = cast("type[ChatLike]", state.__class__)
     async with state:
         chat = await driver.ready(state, chat_cls)
 
@@ -106,7 +106,7 @@ def _index(session: AgentSession, message_id: str, role: str) -> int | None:
 
 
 def _edit(message_id: str, text: str) -> Plan:
-    async def plan(chat: ChatState, session: AgentSession) -> tuple[AgentSession, BranchWrite, Any] | str | None:
+    async def plan(chat: ChatLike, session: AgentSession) -> tuple[AgentSession, BranchWrite, Any] | str | None:
         index = _index(session, message_id, "user")
         if index is None or not text:
             return None
@@ -123,7 +123,7 @@ def _edit(message_id: str, text: str) -> Plan:
 
 
 def _regenerate(message_id: str) -> Plan:
-    async def plan(chat: ChatState, session: AgentSession) -> tuple[AgentSession, BranchWrite, Any] | str | None:
+    async def plan(chat: ChatLike, session: AgentSession) -> tuple[AgentSession, BranchWrite, Any] | str | None:
         messages = session.transcript.messages
         last_user = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
         last_answer = next((m.id for m in reversed(messages) if m.role == "assistant"), None)
@@ -138,7 +138,7 @@ def _regenerate(message_id: str) -> Plan:
 
 
 def _switch(message_id: str, step: int) -> Plan:
-    async def plan(chat: ChatState, session: AgentSession) -> tuple[AgentSession, BranchWrite, Any] | str | None:
+    async def plan(chat: ChatLike, session: AgentSession) -> tuple[AgentSession, BranchWrite, Any] | str | None:
         index = next((i for i, m in enumerate(session.transcript.messages) if m.id == message_id), None)
         if index is None:
             return None  # ids come from the page

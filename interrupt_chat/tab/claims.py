@@ -19,7 +19,7 @@ from ..store.branches import BranchWrite
 from . import persistence
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["CLAIM_ATTEMPTS", "Attempt", "claim"]
 
@@ -39,7 +39,7 @@ class Attempt(Generic[T]):
     undo: Callable[[], Awaitable[object]] | None = None  # on a loss, before the reload: e.g. close unstarted events
 
 
-async def claim(chat: ChatState, attempt: Callable[[], Awaitable[Attempt[T] | None]],
+async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | None]],
                 attempts: int = CLAIM_ATTEMPTS) -> Attempt[T] | None:
     """Refresh, act, commit, inside the state lock: ``attempt()`` until its write holds, at most ``attempts`` times.
 

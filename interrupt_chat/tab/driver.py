@@ -15,7 +15,6 @@ import asyncio
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import reflex as rx
 from ag_ui.core import BaseEvent, EventType
 from reflex_base.event import Event
 from reflex_base.event.context import EventContext
@@ -29,7 +28,7 @@ from ..workers.proxy_reads import behind, tab_token
 from . import answers, hooks, live, paging, persistence, routing, streaming, trail
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
            "resync", "run_handlers", "stop"]
@@ -46,7 +45,7 @@ FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
 
-async def stop(chat: ChatState) -> bool:
+async def stop(chat: ChatLike) -> bool:
     """Stop the run in flight on the shown thread, if any, in whichever worker drives it (stop button).
 
     The tab's person is checked first: a tab that logged out stops nobody's run.
@@ -57,7 +56,7 @@ async def stop(chat: ChatState) -> bool:
     return await runs.stop(persistence.run_key(chat, chat.thread_id))
 
 
-async def publish(chat: ChatState, session: AgentSession, *, full: bool = False, starting: bool = False,
+async def publish(chat: ChatLike, session: AgentSession, *, full: bool = False, starting: bool = False,
                   redraw: bool = False, shown: bool = False, frozen_before: Mapping[str, int] | None = None,
                   watch: bool = True) -> None:
     """Copy the session's transcript and status into the chat's vars (inside the lock).
@@ -101,7 +100,7 @@ async def publish(chat: ChatState, session: AgentSession, *, full: bool = False,
         sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it
 
 
-def keep(chat: ChatState, session: AgentSession) -> None:
+def keep(chat: ChatLike, session: AgentSession) -> None:
     """Record the session in the chat's threads (reassigned, so the state is marked dirty) and list them.
 
     Memory holds only what it must: the shown thread, threads with a run in flight here, and
@@ -121,7 +120,7 @@ def keep(chat: ChatState, session: AgentSession) -> None:
     list_threads(chat)
 
 
-def list_threads(chat: ChatState) -> None:
+def list_threads(chat: ChatLike) -> None:
     """The thread list's rows: the database's (or search's) list with this state's threads laid over it."""
     raw = behind(chat)
     if raw.signed_out:  # nobody: nothing of anyone is listed
@@ -134,7 +133,7 @@ def list_threads(chat: ChatState) -> None:
         _assign(chat, "inbox_count", waiting_count(raw._sessions, raw._summaries))
 
 
-async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
+async def ready(state: StateLike, chat_cls: type[ChatLike]) -> ChatLike:
     """The chat, its owner's threads restored first if this state has not loaded them (inside the lock).
 
     A fresh state (a new tab, or any tab after a backend restart, even without a reload) loads
@@ -159,7 +158,7 @@ async def ready(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
     return chat
 
 
-def _assign(state: rx.State, name: str, value: Any) -> None:
+def _assign(state: StateLike, name: str, value: Any) -> None:
     """Set a var only when it changes: every assignment is sent to the browser.
 
     The value is read from the state behind a background task's proxy (:mod:`.proxy_reads`).
@@ -168,7 +167,7 @@ def _assign(state: rx.State, name: str, value: Any) -> None:
         setattr(state, name, value)
 
 
-async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSession,
+async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSession,
                 events: AsyncGenerator[BaseEvent, None], owner: str | None = None) -> None:
     """Stream a run into the view, then surface its pending set (S3), save the thread, count down.
 
@@ -225,7 +224,7 @@ async def drive(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
         await drive(state, chat_cls, session, session.answer_handlers(), owner)
 
 
-async def _end(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,
+async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outbox: streaming.Outbox,
                owner: str, key: runs.Key, origin: str
                ) -> tuple[routing.HandlerCall | None, answers.Outcome | None, str]:
     """The run's stream ended: surface its set (rules first), save its end, list the thread; the notice if any."""
@@ -257,7 +256,7 @@ def _to_tab(push: Callable[[bool, bool], Awaitable[None]], origin: str, owner: s
     return pushing
 
 
-async def _surface(state: rx.State, chat_cls: type[ChatState], session: AgentSession, outbox: streaming.Outbox,
+async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outbox: streaming.Outbox,
                    owner: str) -> tuple[routing.HandlerCall | None, answers.Outcome | None]:
     """The run ended: the owner's rules answer what they cover (P2), then the view shows the rest (S3).
 
@@ -298,7 +297,7 @@ async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: st
     return notice
 
 
-async def run_handlers(state: rx.State, chat_cls: type[ChatState]) -> None:
+async def run_handlers(state: StateLike, chat_cls: type[ChatLike]) -> None:
     """Run the server-side tools a stored thread still waits for (S30).
 
     A restart came between the save of the wait and its handler. The thread is claimed first, so
@@ -317,7 +316,7 @@ async def run_handlers(state: rx.State, chat_cls: type[ChatState]) -> None:
     await drive(state, chat_cls, session, session.answer_handlers())
 
 
-async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False,
+async def _stream(chat: ChatLike, session: AgentSession, outbox: streaming.Outbox, *, full: bool = False,
                   starting: bool = False) -> list[streaming.Chunk]:
     """Publish, with streaming texts frozen in the var; return the chunks to send after the var delta (in the lock).
 
@@ -338,7 +337,7 @@ async def _stream(chat: ChatState, session: AgentSession, outbox: streaming.Outb
     return []
 
 
-async def resync(chat: ChatState) -> None:
+async def resync(chat: ChatLike) -> None:
     """The page lacks part of a streamed text (a reload, a lost chunk): the vars carry the texts whole.
 
     A run in flight re-freezes them at its next push (only it knows the texts so far, and it may be

@@ -24,14 +24,14 @@ from ..workers.proxy_reads import tab_token
 from . import driver, persistence, server_secret
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["FeedbackHandlers", "rate", "show"]
 
 log = logging.getLogger(__name__)
 
 
-async def show(chat: ChatState) -> None:
+async def show(chat: ChatLike) -> None:
     """Inside the lock: the shown thread's ratings and comments (the database's, else what this tab holds)."""
     db = persistence.database()
     if db is None or not chat._owner_key or not chat.thread_id:
@@ -49,16 +49,16 @@ async def show(chat: ChatState) -> None:
         chat.feedback_comments = comments
 
 
-def _answer_of(chat: ChatState, message_id: str) -> Any:
+def _answer_of(chat: ChatLike, message_id: str) -> Any:
     session = chat._sessions.get(chat.thread_id)
     if session is None:
         return None
     return next((m for m in session.transcript.messages if m.id == message_id and m.role == "assistant"), None)
 
 
-async def rate(state: rx.State, message_id: str, rating: str | None, comment: str | None = None) -> None:
+async def rate(state: StateLike, message_id: str, rating: str | None, comment: str | None = None) -> None:
     """Set, change or take back a rating (``rating`` None: only the comment changes); tell the tabs and the app."""
-    chat_cls = cast("type[ChatState]", state.__class__)
+    chat_cls = cast("type[ChatLike]", state.__class__)
     async with state:
         chat = await driver.ready(state, chat_cls)
         if _answer_of(chat, message_id) is None:  # ids come from the page: only an answer of the shown thread
@@ -99,7 +99,7 @@ async def _store(owner: str, thread_id: str, message_id: str, rating: str, comme
     await sync.changed(owner, thread_id, origin)
 
 
-async def _tell_app(chat_cls: type[ChatState], given: dict[str, Any]) -> None:
+async def _tell_app(chat_cls: type[ChatLike], given: dict[str, Any]) -> None:
     """``Chat(on_feedback=fn)``: outside the lock; its failure is logged, never shown or raised."""
     fn = chat_cls.on_feedback_fn
     if fn is None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..agui import AgentSession
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
     from .answers import Outcome
 
 __all__ = ["CHATS", "Beyond", "beyond", "install"]
@@ -31,7 +31,7 @@ class Beyond(Protocol):
     async def rules_for(self, owner: str, session: AgentSession) -> Any:
         """The owner's rules for the thread's pending set (read outside the lock)."""
 
-    async def apply_rules(self, chat: ChatState, session: AgentSession, rules: Any) -> Outcome | None:
+    async def apply_rules(self, chat: ChatLike, session: AgentSession, rules: Any) -> Outcome | None:
         """P2: the rules answer what they cover before a card is drawn (inside the lock)."""
 
     def rule_rows(self, audits: Sequence[Any]) -> list[dict[str, str]]:
@@ -56,7 +56,7 @@ class _Nothing:
     async def rules_for(self, owner: str, session: AgentSession) -> Any:
         return None
 
-    async def apply_rules(self, chat: ChatState, session: AgentSession, rules: Any) -> Outcome | None:
+    async def apply_rules(self, chat: ChatLike, session: AgentSession, rules: Any) -> Outcome | None:
         return None
 
     def rule_rows(self, audits: Sequence[Any]) -> list[dict[str, str]]:

@@ -20,7 +20,7 @@ import reflex as rx
 from reflex_base.constants.state import FIELD_MARKER
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["SHOWN_VAR", "install"]
 
@@ -50,7 +50,7 @@ async def restore_shown(root: Any, names: Any) -> None:
         done += 1
         chat = await root.get_state(cls)
         if not chat.loaded:
-            await driver.ready(chat, cast("type[ChatState]", cls))
+            await driver.ready(chat, cast("type[ChatLike]", cls))
 
 
 def install() -> None:

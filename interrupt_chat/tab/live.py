@@ -22,7 +22,7 @@ from ..model.views import MessageRow
 from .mixins import ConcreteSubclasses
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["LiveTurn", "live_of", "load"]
 
@@ -33,11 +33,11 @@ class LiveTurn(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     live: list[MessageRow] = []  # pushed while the turn streams; the history goes as ChatState.history
 
 
-def live_of(chat: ChatState) -> LiveTurn:
+def live_of(chat: ChatLike) -> LiveTurn:
     """The chat's current turn, already loaded (by :func:`load`)."""
     return cast(LiveTurn, chat._get_state_from_cache(chat.__class__.live_state))
 
 
-async def load(chat: ChatState) -> LiveTurn:
+async def load(chat: ChatLike) -> LiveTurn:
     """Load the chat's current turn into the state tree (a Redis state manager loads states on demand)."""
     return await chat.get_state(chat.__class__.live_state)

@@ -23,7 +23,7 @@ from ..workers import runs
 from . import driver, persistence, routing
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["GRACE_SECONDS", "ORPHANED_MESSAGE", "POLL_SECONDS", "RunWatchHandlers", "abandon", "key_of", "watch"]
 
@@ -32,14 +32,14 @@ POLL_SECONDS = 1.0  # how often a watcher reads a remote run's liveness
 GRACE_SECONDS = 2.0  # a run unregisters just before its last push, and registers just after its first
 
 
-async def key_of(state: rx.State, chat_cls: type[ChatState]) -> runs.Key:
+async def key_of(state: StateLike, chat_cls: type[ChatLike]) -> runs.Key:
     """The run registry's key of the thread the tab shows (the one :func:`interrupt_chat.tab.driver.drive` uses)."""
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         return persistence.run_key(chat, chat.thread_id)
 
 
-async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
+async def watch(state: StateLike, chat_cls: type[ChatLike]) -> None:
     """While the chat shows a run that another process drives, wait; end it once that process is gone.
 
     A run driven here needs no watcher: :func:`interrupt_chat.tab.driver.drive` ends it whatever happens,
@@ -69,7 +69,7 @@ async def watch(state: rx.State, chat_cls: type[ChatState]) -> None:
         return
 
 
-async def abandon(chat: ChatState, session: AgentSession) -> None:
+async def abandon(chat: ChatLike, session: AgentSession) -> None:
     """End the shown run as failed because its driver is gone (inside the lock): error shown, composer free.
 
     Its end is written at once, as every orphaned run's is (:func:`interrupt_chat.tab.persistence.end_orphaned`);
@@ -89,4 +89,4 @@ class RunWatchHandlers(rx.State, mixin=True):
     @rx.event(background=True)
     async def watch_run(self):
         """The page (re)connected while the chat shows a run: end the run if its worker is gone."""
-        await watch(self, cast("type[ChatState]", self.__class__))
+        await watch(self, cast("type[ChatLike]", self.__class__))

@@ -10,7 +10,7 @@ history changes (a turn ends, an older row changes) or a thread is shown anew. T
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import reflex as rx
 
@@ -20,7 +20,7 @@ from ..model.views import MessageRow, message_rows
 from . import driver  # (which imports this module: its names are read when the handlers run)
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["HistoryHandlers", "history_rows", "publish", "show_match"]
 
@@ -31,20 +31,28 @@ def history_rows(session: AgentSession) -> list[MessageRow]:
     return message_rows(transcript.messages[:transcript.tail_start], transcript)
 
 
-def _feed(chat: HistoryHandlers) -> HistoryFeed:
+class Paged(Protocol):
+    """What paging uses of a chat: its history var, the feed that makes its deltas, and Reflex's dirty vars."""
+
+    history: HistoryDelta[Any]
+    _history_feed: HistoryFeed | None
+    dirty_vars: set[str]
+
+
+def _feed(chat: Paged) -> HistoryFeed:
     feed = chat._history_feed or HistoryFeed()
     if "history" not in chat.dirty_vars:  # the last delta went out with the last state update
         feed.sent()
     return feed
 
 
-def _send(chat: HistoryHandlers, feed: HistoryFeed, delta: HistoryDelta[Any] | None) -> None:
+def _send(chat: Paged, feed: HistoryFeed, delta: HistoryDelta[Any] | None) -> None:
     chat._history_feed = feed  # reassigned: a state manager saves only what was set
     if delta is not None:
         chat.history = delta
 
 
-def publish(chat: HistoryHandlers, session: AgentSession, *, reset: bool = False,
+def publish(chat: Paged, session: AgentSession, *, reset: bool = False,
             frozen: Mapping[str, int] | None = None) -> None:
     """Send the page what changed in the history (inside the lock); ``reset``: the newest page anew.
 
@@ -66,7 +74,7 @@ def publish(chat: HistoryHandlers, session: AgentSession, *, reset: bool = False
     _send(chat, feed, feed.update(session.thread_id, rows, as_drawn if frozen else None))
 
 
-def show_match(chat: HistoryHandlers, session: AgentSession, query: str) -> None:
+def show_match(chat: Paged, session: AgentSession, query: str) -> None:
     """A thread opened from the thread search: the page around the newest message that matches, brought into view.
 
     A match in the newest page gets that page, marked; without a match (the title matched) the
@@ -93,7 +101,7 @@ class HistoryHandlers(rx.State, mixin=True):
     @rx.event
     async def history_resync(self):
         """The page missed a delta (a reconnect, a reload before its thread is shown): the newest page anew."""
-        chat: ChatState = await driver.ready(self, type(self))  # type: ignore[arg-type]
+        chat: ChatLike = await driver.ready(self, type(self))  # type: ignore[arg-type]
         publish(chat, chat._session(), reset=True)
 
     @rx.event
@@ -107,7 +115,7 @@ class HistoryHandlers(rx.State, mixin=True):
         await self._history_more(after, older=False)
 
     async def _history_more(self, index: Any, *, older: bool) -> None:
-        chat: ChatState = await driver.ready(self, type(self))  # type: ignore[arg-type]
+        chat: ChatLike = await driver.ready(self, type(self))  # type: ignore[arg-type]
         feed = _feed(chat)
         if feed.thread_id == chat.thread_id and isinstance(index, int):  # ids come from the page
             rows = history_rows(chat._session())

@@ -44,7 +44,7 @@ from ..workers.proxy_reads import tab_token
 from . import hooks, identity
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = [
     "CONFLICT_NOTICE",
@@ -147,7 +147,7 @@ def check_soon() -> None:
 FORCED_OWNER = runs.FORCED_OWNER  # the owner key a server-side answer acts for (interrupt_chat.approvals.headless)
 
 
-async def owner_of(chat: ChatState) -> str:
+async def owner_of(chat: ChatLike) -> str:
     """The owner key of a chat: its owner (``chat(owner=...)``, else the browser's identity) and the chat's name.
 
     "" when the tab has nobody: the app's function gave None (logged out), or the tab's socket has
@@ -194,7 +194,7 @@ _moved: set[str] = set()  # owner keys whose threads under the chat's legacy nam
 _adopted: set[str] = set()  # pre-identity owner keys whose threads moved to a browser's identity (this process)
 
 
-async def _move_legacy(chat: ChatState, owner: str, key: str) -> None:
+async def _move_legacy(chat: ChatLike, owner: str, key: str) -> None:
     """Once per owner key and process: threads stored under the chat's name before 0017 move to its name now."""
     db = database()
     if db is None:
@@ -242,12 +242,12 @@ async def _call(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, A
     return result
 
 
-def run_key(chat: ChatState, thread_id: str) -> runs.Key:
+def run_key(chat: ChatLike, thread_id: str) -> runs.Key:
     """The run registry's key of one thread: stop, liveness and orphans are per thread, not per tab."""
     return (chat._owner_key or f"tab:{tab_token(chat)}|{chat.get_full_name()}", thread_id)
 
 
-def forget(chat: ChatState) -> None:
+def forget(chat: ChatLike) -> None:
     """Drop everything this state holds (inside the lock): its owner changed, nothing of theirs may stay.
 
     Every var of the chat and of its substates goes back to its default: threads, the composer's
@@ -257,7 +257,7 @@ def forget(chat: ChatState) -> None:
     chat._sessions, chat._titles, chat._summaries, chat._frozen = {}, {}, [], {}
 
 
-async def restore(chat: ChatState) -> None:
+async def restore(chat: ChatLike) -> None:
     """Bring the owner's threads into a state that has not loaded them (inside the lock; S25).
 
     The list comes from the database; the thread to show (this state's, else the most recently
@@ -295,7 +295,7 @@ class Fresh:
     busy: bool = False  # a run that this process does not drive holds the thread (another tab, another worker)
 
 
-async def refresh(chat: ChatState, thread_id: str) -> Fresh:
+async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
     """Bring this state's copy of a thread up to the database's revision (inside the lock).
 
     The database is the arbiter: a tab's copy is a cache, checked (one small read) before every
@@ -329,7 +329,7 @@ async def refresh(chat: ChatState, thread_id: str) -> Fresh:
     return Fresh(replaced=True, busy=stored.in_flight)
 
 
-async def reload(chat: ChatState, thread_id: str) -> AgentSession | None:
+async def reload(chat: ChatLike, thread_id: str) -> AgentSession | None:
     """Replace this state's copy with the database's, whatever it holds (after a lost conditional write)."""
     stored = await _read(chat, thread_id)
     if stored is None:
@@ -357,7 +357,7 @@ def set_identity(pending: Pending | None) -> tuple[Any, ...] | None:
     return pending.kind, pending.run_id, tuple(pending.ids), json.dumps(pending.raw_value, sort_keys=True, default=str)
 
 
-async def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
+async def load_thread(chat: ChatLike, thread_id: str) -> AgentSession | None:
     """A thread of the chat's owner, from memory (refreshed) or the database (inside the lock).
 
     Ids come from the browser: a thread that is neither in this state nor the owner's in the
@@ -376,7 +376,7 @@ async def load_thread(chat: ChatState, thread_id: str) -> AgentSession | None:
     return stored.session
 
 
-async def _read(chat: ChatState, thread_id: str) -> StoredThread | None:
+async def _read(chat: ChatLike, thread_id: str) -> StoredThread | None:
     """The database's copy of one of the owner's threads; None when there is none or it cannot be read.
 
     A copy that a run held when it was saved, and whose run nobody drives any more (the process
@@ -398,7 +398,7 @@ async def _read(chat: ChatState, thread_id: str) -> StoredThread | None:
     return stored
 
 
-async def _end_saved(chat: ChatState, thread_id: str) -> None:
+async def _end_saved(chat: ChatLike, thread_id: str) -> None:
     """A run this process drove on the thread has ended and its end is being saved: wait for that save.
 
     The page shows the run ended before its end is written (the write is after the state lock);
@@ -410,19 +410,19 @@ async def _end_saved(chat: ChatState, thread_id: str) -> None:
         await runs.ended(key, END_SAVE_WAIT_SECONDS)
 
 
-async def _claimed(chat: ChatState, thread_id: str, since: datetime | None) -> bool:
+async def _claimed(chat: ChatLike, thread_id: str, since: datetime | None) -> bool:
     """A run's claim still holds: its driver is alive, or it was made a moment ago (the driver registers next)."""
     young = since is not None and (datetime.now(UTC) - since).total_seconds() < CLAIM_GRACE_SECONDS
     return young or await driven(chat, thread_id)
 
 
-async def driven(chat: ChatState, thread_id: str) -> bool:
+async def driven(chat: ChatLike, thread_id: str) -> bool:
     """Whether a run of this thread has a driver: this process, or (with Redis) another one that is alive."""
     key = run_key(chat, thread_id)
     return runs.local(key) is not None or await runs.alive(key)
 
 
-async def end_orphaned(chat: ChatState, session: AgentSession) -> Commit:
+async def end_orphaned(chat: ChatLike, session: AgentSession) -> Commit:
     """End a run nobody drives any more as failed, and write that end (inside the lock): the one way it ends.
 
     Whoever finds the run: a tab that reads a thread stored in flight whose run has no driver (the
@@ -443,7 +443,7 @@ async def end_orphaned(chat: ChatState, session: AgentSession) -> Commit:
     return await commit(chat, session)  # without in_flight: the claim is released
 
 
-async def save(chat: ChatState, session: AgentSession) -> None:
+async def save(chat: ChatLike, session: AgentSession) -> None:
     """A conditional write inside the lock whose loss needs no retry (a notice says the copy is stale)."""
     if await commit(chat, session) in (Commit.LOST, Commit.DELETED):
         chat.notice = CONFLICT_NOTICE
@@ -458,7 +458,7 @@ class Commit(enum.Enum):
     LOCAL = "local"  # no database (or it failed, with a notice): the copy in memory is all there is
 
 
-async def commit(chat: ChatState, session: AgentSession, *, in_flight: bool = False,
+async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = False,
                  branches: BranchWrite | None = None) -> Commit:
     """Write this copy of a thread if the database still holds the revision it was read at (inside the lock).
 
@@ -571,7 +571,7 @@ def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
             and is_expired(by_id[e.interrupt_id], now)]
 
 
-def unavailable(chat: ChatState, exc: ThreadDBError) -> None:
+def unavailable(chat: ChatLike, exc: ThreadDBError) -> None:
     """Show the one notice of a database failure (inside the lock; ``db_call`` logs it once per outage)."""
     chat.notice = UNAVAILABLE_NOTICE
 

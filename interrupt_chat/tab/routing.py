@@ -14,15 +14,13 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import reflex as rx
-
 from ..agui import AgentSession, Pending
 from ..model.cards import build_cards, refresh_expiry
 from ..model.policies import remember_fn
 from ..workers.proxy_reads import tab_token
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState, InterruptState
+    from ..model.protocols import ChatLike, SlotLike, StateLike
 
 __all__ = ["HandlerCall", "call_handler", "chat_of", "configs_of", "keep_result", "route", "run_handler", "settle",
            "taker", "tick_expiry"]
@@ -36,22 +34,22 @@ _COUNTDOWNS: dict[tuple[str, str], object] = {}  # (client token, chat) -> the c
 class HandlerCall:
     """A handler owed to a configuration for a newly surfaced set (S17)."""
 
-    config_cls: type[InterruptState]
+    config_cls: type[SlotLike]
     props: dict[str, Any]  # {event, interrupt, interrupts}
 
 
-def configs_of(chat_cls: type[ChatState]) -> list[type[InterruptState]]:
+def configs_of(chat_cls: type[ChatLike]) -> list[type[SlotLike]]:
     """The chat's configurations in the order they are tried, the default slot last (S20)."""
     default = chat_cls.default_config
     return [*chat_cls.configs, *([default] if default is not None else [])]
 
 
-async def chat_of(state: rx.State, chat_cls: type[ChatState]) -> ChatState:
+async def chat_of(state: StateLike, chat_cls: type[ChatLike]) -> ChatLike:
     """The chat state, from itself or from any state of the same tab (inside the lock)."""
     return state if isinstance(state, chat_cls) else await state.get_state(chat_cls)
 
 
-async def route(state: rx.State, chat_cls: type[ChatState], session: AgentSession, *,
+async def route(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, *,
                 keep_result: bool = False) -> HandlerCall | None:
     """Offer the session's pending set to the configurations (inside the lock).
 
@@ -82,13 +80,13 @@ async def route(state: rx.State, chat_cls: type[ChatState], session: AgentSessio
     return call
 
 
-async def settle(state: rx.State, chat_cls: type[ChatState], call: HandlerCall | None) -> None:
+async def settle(state: StateLike, chat_cls: type[ChatLike], call: HandlerCall | None) -> None:
     """After the lock: make the owed handler call, then run the expiry countdown (S17, S11)."""
     await call_handler(state, call)
     await tick_expiry(state, chat_cls)
 
 
-async def call_handler(state: rx.State, call: HandlerCall | None) -> None:
+async def call_handler(state: StateLike, call: HandlerCall | None) -> None:
     """Make an owed handler call outside the lock; keep its result if the set is unchanged (S17)."""
     if call is None:
         return
@@ -99,21 +97,21 @@ async def call_handler(state: rx.State, call: HandlerCall | None) -> None:
         keep_result(await state.get_state(call.config_cls), call, result)
 
 
-def keep_result(config: InterruptState, call: HandlerCall, result: Any) -> None:
+def keep_result(config: SlotLike, call: HandlerCall, result: Any) -> None:
     """Inside the lock: the handler's result, if its set is still the configuration's (S17)."""
     if config.active and config.event == call.props["event"] and config.interrupts == call.props["interrupts"]:
         config.result = result
         _publish_slot(config)
 
 
-async def taker(state: rx.State, chat_cls: type[ChatState], pending: Pending) -> type[InterruptState] | None:
+async def taker(state: StateLike, chat_cls: type[ChatLike], pending: Pending) -> type[SlotLike] | None:
     """The configuration that takes ``pending`` in the chat, or None for the default slot (S20)."""
     props = _props(pending)
     chosen = await _choose(state, chat_cls, props) if props is not None else None
     return None if chosen is chat_cls.default_config else chosen
 
 
-async def _by_policy(state: rx.State, chat_cls: type[ChatState], session: AgentSession) -> set[str]:
+async def _by_policy(state: StateLike, chat_cls: type[ChatLike], session: AgentSession) -> set[str]:
     """The interrupts of the shown set that a policy answered (P2: the card shows only the rest)."""
     if not session.tracker.answers:
         return set()
@@ -121,7 +119,7 @@ async def _by_policy(state: rx.State, chat_cls: type[ChatState], session: AgentS
     return {row["interrupt_id"] for row in chat.decisions if row.get("by") == "policy"}
 
 
-def _clear(config: InterruptState) -> None:
+def _clear(config: SlotLike) -> None:
     config.active, config.submitting = False, False
     config.interrupt, config.interrupts, config.event = None, [], None
     config.result, config.slot_props, config.cards = None, None, []
@@ -135,7 +133,7 @@ def _props(pending: Pending | None) -> dict[str, Any] | None:
     return {"event": pending.wire_event, "interrupt": interrupts[0] if interrupts else None, "interrupts": interrupts}
 
 
-async def _choose(state: rx.State, chat_cls: type[ChatState], props: dict[str, Any]) -> type[InterruptState] | None:
+async def _choose(state: StateLike, chat_cls: type[ChatLike], props: dict[str, Any]) -> type[SlotLike] | None:
     """The first configuration whose ``enabled`` accepts the set; the default slot takes the rest (S20)."""
     for config_cls in chat_cls.configs:
         if _accepts(await state.get_state(config_cls), props["event"]):
@@ -143,13 +141,13 @@ async def _choose(state: rx.State, chat_cls: type[ChatState], props: dict[str, A
     return chat_cls.default_config
 
 
-def _publish_slot(config: InterruptState) -> None:
+def _publish_slot(config: SlotLike) -> None:
     """S18: slot props go into the chat's slot only when the configuration renders in chat."""
     config.slot_props = ({"event": config.event, "interrupt": config.interrupt, "interrupts": config.interrupts,
                           "result": config.result} if config.render_in_chat else None)
 
 
-def _accepts(config: InterruptState, event: dict[str, Any]) -> bool:
+def _accepts(config: SlotLike, event: dict[str, Any]) -> bool:
     try:
         return bool(config.enabled(event))
     except Exception:  # S16: a failing enabled() counts as False
@@ -157,7 +155,7 @@ def _accepts(config: InterruptState, event: dict[str, Any]) -> bool:
         return False
 
 
-async def run_handler(config: InterruptState, props: dict[str, Any]) -> Any:
+async def run_handler(config: SlotLike, props: dict[str, Any]) -> Any:
     """The configuration's ``handler(props)`` (sync or async); None when it raises (S17)."""
     try:
         result = config.handler(props)
@@ -169,7 +167,7 @@ async def run_handler(config: InterruptState, props: dict[str, Any]) -> Any:
         return None
 
 
-async def tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
+async def tick_expiry(state: StateLike, chat_cls: type[ChatLike]) -> None:
     """Count expiring cards down once a second until they expire or the set goes away (S11).
 
     One countdown per tab and chat: a route, load, switch or answer while one runs leaves it to
@@ -196,7 +194,7 @@ async def tick_expiry(state: rx.State, chat_cls: type[ChatState]) -> None:
             del _COUNTDOWNS[key]
 
 
-async def _refresh_expiry(state: rx.State, chat_cls: type[ChatState], session: AgentSession | None) -> bool:
+async def _refresh_expiry(state: StateLike, chat_cls: type[ChatLike], session: AgentSession | None) -> bool:
     """Refresh the active cards' clocks (with a session) and say whether one still counts down."""
     counting = False
     for config_cls in configs_of(chat_cls):

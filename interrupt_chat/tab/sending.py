@@ -14,7 +14,7 @@ from . import attaching, claims, driver, persistence
 from .endpoint import NO_AGENT_MESSAGE
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["CLAIM_ATTEMPTS", "DELETED_NOTICE", "HEADERS_FAILED_MESSAGE", "refreshed", "send", "set_headers"]
 
@@ -25,7 +25,7 @@ DELETED_NOTICE = "That thread was deleted in another window."
 HEADERS_FAILED_MESSAGE = "The request to the assistant could not be prepared; nothing was sent. Try again."
 
 
-async def send(chat: ChatState, text: str) -> None:
+async def send(chat: ChatLike, text: str) -> None:
     """The composer's text as the thread's next user message: the thread is claimed before the run starts.
 
     The copy is brought up to the database's revision first; the claim is a conditional write of
@@ -49,7 +49,7 @@ async def send(chat: ChatState, text: str) -> None:
     await driver.drive(chat, chat.__class__, session, events)
 
 
-async def _try_send(chat: ChatState, text: str) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
+async def _try_send(chat: ChatLike, text: str) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
     """Inside the lock, one try of :func:`send`: refresh, check, add the message; None: nothing to claim."""
     fresh = await refreshed(chat)
     if fresh is None:
@@ -74,7 +74,7 @@ async def _try_send(chat: ChatState, text: str) -> claims.Attempt[AsyncGenerator
     return claims.Attempt(session, events, in_flight=True, undo=events.aclose)  # (undo: never started)
 
 
-async def refreshed(chat: ChatState) -> persistence.Fresh | None:
+async def refreshed(chat: ChatLike) -> persistence.Fresh | None:
     """Inside the lock, before a claim: the shown thread brought up to the database; None when it was deleted.
 
     A deleted thread is left (the chat shows a new one) with :data:`DELETED_NOTICE`.
@@ -90,7 +90,7 @@ async def refreshed(chat: ChatState) -> persistence.Fresh | None:
 SAVE_WAIT = 1.0  # seconds a send waits for the end of this tab's own last run to be saved
 
 
-async def _saved(chat: ChatState, fresh: persistence.Fresh) -> persistence.Fresh:
+async def _saved(chat: ChatLike, fresh: persistence.Fresh) -> persistence.Fresh:
     """Inside the lock: the head again until the run that just ended here is saved (at most ``SAVE_WAIT``).
 
     A run's end is shown before it is saved (the save is after the lock): a message sent in between,
@@ -103,7 +103,7 @@ async def _saved(chat: ChatState, fresh: persistence.Fresh) -> persistence.Fresh
     return fresh
 
 
-async def set_headers(chat: ChatState, session: AgentSession) -> bool:
+async def set_headers(chat: ChatLike, session: AgentSession) -> bool:
     """The next run's headers on the session's client (inside the lock).
 
     Returns False, with an error shown, when ``chat(headers=fn)`` raised: nothing is sent. Also False,

@@ -20,14 +20,14 @@ from ..workers.proxy_reads import tab_token
 from . import driver, persistence, routing
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["ThreadListHandlers", "delete", "export", "rename", "search"]
 
 TITLE_CHARS = 80
 
 
-async def search(chat: ChatState, query: str) -> None:
+async def search(chat: ChatLike, query: str) -> None:
     """Filter the list by title and message text (inside the lock)."""
     chat.thread_query = str(query).strip()[:200]
     db = persistence.database()
@@ -39,12 +39,12 @@ async def search(chat: ChatState, query: str) -> None:
     driver.list_threads(chat)
 
 
-def _known(chat: ChatState, thread_id: str) -> bool:
+def _known(chat: ChatLike, thread_id: str) -> bool:
     """One of the owner's threads as this state knows them (ids come from the page)."""
     return bool(thread_id) and (thread_id in chat._sessions or any(s.thread_id == thread_id for s in chat._summaries))
 
 
-async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, title: str) -> None:
+async def rename(state: StateLike, chat_cls: type[ChatLike], thread_id: str, title: str) -> None:
     """Give a thread a title; a blank one restores the default.
 
     Only the title is written (a rename never writes a tab's copy of the messages over a newer
@@ -79,7 +79,7 @@ async def rename(state: rx.State, chat_cls: type[ChatState], thread_id: str, tit
         driver.list_threads(chat)
 
 
-async def delete(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> None:
+async def delete(state: StateLike, chat_cls: type[ChatLike], thread_id: str) -> None:
     """Delete a thread (its audit entries stay); the view moves to the newest other thread, or a new one.
 
     A run in flight on it is stopped first, wherever it runs; the delete leaves a tombstone, so
@@ -117,7 +117,7 @@ def _file_name(title: str, thread_id: str) -> str:
     return f"{slug}-{re.sub(r'[^A-Za-z0-9]+', '', thread_id)[-8:]}"
 
 
-async def export(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> list[tuple[str, str]]:
+async def export(state: StateLike, chat_cls: type[ChatLike], thread_id: str) -> list[tuple[str, str]]:
     """The thread as files to download, ``[(file name, text)]``: Markdown, then JSON ([] when unknown).
 
     From the thread database (the thread as stored, read fresh), else from this tab's memory.
@@ -146,9 +146,9 @@ async def export(state: rx.State, chat_cls: type[ChatState], thread_id: str) -> 
     return [(f"{name}.md", files[0]), (f"{name}.json", files[1])] if files[0] else []
 
 
-def _chat(state: rx.State) -> type[ChatState]:
+def _chat(state: StateLike) -> type[ChatLike]:
     """The concrete chat class a mixin's handler runs on."""
-    return cast("type[ChatState]", state.__class__)
+    return cast("type[ChatLike]", state.__class__)
 
 
 class ThreadListHandlers(rx.State, mixin=True):

@@ -26,7 +26,7 @@ from . import claims, driver, hooks, persistence, routing
 from .mixins import ConcreteSubclasses
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike, StateLike
 
 __all__ = ["FrontendToolState", "ToolHandlers", "answer", "answered_on_server", "attach"]
 
@@ -50,7 +50,7 @@ class FrontendToolState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     description: ClassVar[str] = ""
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     cancellable: ClassVar[bool] = True
-    _chat_state: ClassVar[type[ChatState] | None] = None
+    _chat_state: ClassVar[type[ChatLike] | None] = None
 
     @rx.event(background=True)
     async def respond(self, tool_call_id: str, result: Any = None):
@@ -92,7 +92,7 @@ class FrontendToolState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
                             handler=handler if callable(handler) else None, cancellable=cls.cancellable)
 
     @classmethod
-    def _chat(cls) -> type[ChatState]:
+    def _chat(cls) -> type[ChatLike]:
         if cls._chat_state is None:
             raise RuntimeError(f"{cls.__name__} serves no chat: pass it to interrupt_chat.chat(tools=[...])")
         return cls._chat_state
@@ -108,7 +108,7 @@ class ToolHandlers(rx.State, mixin=True):
     async def set_agent_state(self, state: dict[str, Any]):
         """The app's edit of the shared state: the next run sends it (S32). Not while a run is in flight."""
         async with self:
-            chat = cast("ChatState", self)
+            chat = cast("ChatLike", self)
             await driver.ready(chat, chat.__class__)
             if chat.signed_out:  # nobody sets what a run sends (nor leaves it for the next person)
                 return
@@ -122,19 +122,19 @@ class ToolHandlers(rx.State, mixin=True):
             await driver.publish(chat, session)
 
 
-def answered_on_server(chat_cls: type[ChatState], tool_name: str) -> bool:
+def answered_on_server(chat_cls: type[ChatLike], tool_name: str) -> bool:
     """Whether the chat's tool ``tool_name`` is answered by its class's ``handle`` (never by a person)."""
     return any(tool.tool_name == tool_name and callable(getattr(tool, "handle", None)) for tool in chat_cls.tool_states)
 
 
-def attach(session: AgentSession, chat_cls: type[ChatState]) -> AgentSession:
+def attach(session: AgentSession, chat_cls: type[ChatLike]) -> AgentSession:
     """Give a session its chat's tools (a new one, or one restored without them: tools are code)."""
     if chat_cls.tool_states and not session.tools:
         session.tools = FrontendTools(tool.declaration() for tool in chat_cls.tool_states)
     return session
 
 
-async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, result: Any, *,
+async def answer(state: StateLike, chat_cls: type[ChatLike], tool_call_id: str, result: Any, *,
                  declined: bool = False) -> None:
     """Answer a waiting call in the chat's lock, then drive the next run if it was the last (S28).
 
@@ -163,7 +163,7 @@ async def answer(state: rx.State, chat_cls: type[ChatState], tool_call_id: str, 
         await driver.drive(state, chat_cls, session, events)
 
 
-async def _try_answer(chat: ChatState, chat_cls: type[ChatState], tool_call_id: str, result: Any, declined: bool
+async def _try_answer(chat: ChatLike, chat_cls: type[ChatLike], tool_call_id: str, result: Any, declined: bool
                       ) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
     """Inside the lock, one try of :func:`answer`: refresh, check, record the result; None: nothing to claim."""
     fresh = await persistence.refresh(chat, chat.thread_id)

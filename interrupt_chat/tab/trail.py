@@ -10,12 +10,12 @@ from ..store.threads_db import ThreadDBError
 from .persistence import database, db_read, unavailable
 
 if TYPE_CHECKING:
-    from ..assembly.state import ChatState
+    from ..model.protocols import ChatLike
 
 __all__ = ["decision_rows", "policy_detail", "show_trail"]
 
 
-async def show_trail(chat: ChatState) -> None:
+async def show_trail(chat: ChatLike) -> None:
     """Inside the lock: the shown thread's audit trail and the ratings of its answers."""
     from .feedback import show
 
@@ -23,7 +23,7 @@ async def show_trail(chat: ChatState) -> None:
     await show(chat)
 
 
-async def decision_rows(chat: ChatState) -> list[dict[str, str]]:
+async def decision_rows(chat: ChatLike) -> list[dict[str, str]]:
     """The shown thread's audit trail as rows (inside the lock): who decided what, and when."""
     db = database()
     if db is None or not chat._owner_key or not chat.thread_id:

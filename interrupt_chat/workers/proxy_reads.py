@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-import reflex as rx
+from ..model.protocols import StateLike
 
 __all__ = ["behind", "tab_token"]
 
-S = TypeVar("S", bound=rx.State)
+S = TypeVar("S")  # a Reflex state, or what a layer above types it as (model.protocols)
 
 
 def behind(state: S) -> S:
@@ -22,6 +22,6 @@ def behind(state: S) -> S:
     return getattr(state, "__wrapped__", state)
 
 
-def tab_token(state: rx.State) -> str:
+def tab_token(state: StateLike) -> str:
     """The tab's client token (about 2 % of a busy worker through the proxy, for a string that never changes)."""
     return behind(state).router.session.client_token

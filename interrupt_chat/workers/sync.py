@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import reflex as rx
 
+from ..model.protocols import StateLike
 from . import runs
 from .proxy_reads import behind, tab_token
 
@@ -83,7 +84,7 @@ class Watched(Protocol):
     thread_id: str
 
 
-def watch(chat: rx.State) -> None:
+def watch(chat: StateLike) -> None:
     """Remember that this tab shows ``chat.thread_id`` of its owner (inside the lock; cheap)."""
     state = cast(Watched, behind(chat))
     watch_page(state._owner_key, tab_token(chat), chat.get_full_name(), state.thread_id)

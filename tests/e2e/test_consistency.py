@@ -2,7 +2,8 @@
 
 Finding 01: two tabs of one browser show the same approval; after a backend restart (both tabs
 reconnect to fresh states, only the thread database remembers) a click on Approve in both tabs
-within a few milliseconds must send the agent exactly one resume.
+within a few milliseconds must send the agent exactly one resume. Both tabs then draw the approved tool's
+result inside its call's card (issue 39: the tab that won drew it as a row of its own).
 
 Finding 02: a tab that has not seen the other tab's last turn (stale) renames the thread; the
 rename must change the title only, never put the stale copy of the thread back over that turn.
@@ -105,6 +106,17 @@ def _settle(demo_agent, thread: str, interrupt_id: str, *chats: Chat, timeout: f
         chats[0].page.wait_for_timeout(50)
 
 
+def _result_in_card(tab: Chat, call_id: str, why: str) -> None:
+    """The tool's result is drawn inside its call's card (docs/dom-contract.md: ``tool-call``), never as a row of
+    its own: every ``message`` of role ``tool`` on the page is inside a ``tool-call``."""
+    card = tab.page.locator(f'[data-testid="tool-call"][data-tool-call-id="{call_id}"]')
+    expect(card, why).to_have_attribute("data-status", "complete")
+    expect(card.locator('[data-testid="message"][data-role="tool"]'), why).to_contain_text("deleted 3 files")
+    rows = tab.page.locator('[data-testid="message"][data-role="tool"]')
+    inside = tab.page.locator('[data-testid="tool-call"] [data-testid="message"][data-role="tool"]')
+    expect(rows, why).to_have_count(inside.count())
+
+
 def test_finding01_two_tabs_after_a_restart_send_one_resume(page: Page, app_url, reflex_app, demo_agent):
     page.set_viewport_size({"width": 1280, "height": 900})
     first_tab = TabSockets(page)
@@ -128,6 +140,8 @@ def test_finding01_two_tabs_after_a_restart_send_one_resume(page: Page, app_url,
             b.wait("interrupted")
         interrupt_id = a.card().get_attribute("data-interrupt-id")
         assert interrupt_id, "the approval has no interrupt id"
+        call_id = a.page.locator('[data-testid="tool-call"][data-status="awaiting_approval"]').get_attribute(
+            "data-tool-call-id")
         expect(b.card()).to_have_attribute("data-interrupt-id", interrupt_id)
 
         restart_under(reflex_app, first_tab, second_tab)
@@ -160,6 +174,8 @@ def test_finding01_two_tabs_after_a_restart_send_one_resume(page: Page, app_url,
             stale = f"round {round_no + 1}: tab {name} does not show the answered thread"
             expect(tab.status, stale).to_have_attribute("data-status", "idle")
             expect(tab.cards(), stale).to_have_count(0)
+            _result_in_card(tab, call_id, f"round {round_no + 1}: tab {name} does not draw the tool's result "
+                                          "inside its call's card")
 
 
 def test_finding02_a_stale_tab_renaming_keeps_the_other_tabs_turn(chat, demo_agent):

@@ -18,6 +18,7 @@ from interrupt_chat.agui.records import (
     session_record,
 )
 from interrupt_chat.demo.agent import create_app
+from interrupt_chat.model.views import message_rows
 
 SECRET = "sk-records-SECRET-4242"
 
@@ -94,6 +95,22 @@ async def test_s25_approval_round_trip_keeps_the_awaiting_tool_call(agent_url):
     (call,) = restored.transcript.tool_calls.values()
     assert call.status == "awaiting_approval"
     assert restored.client is None  # the client (and its headers) never goes into a record
+
+
+async def test_s25_a_restored_approval_resumed_draws_the_result_inside_its_card(agent_url):
+    """Issue 39: everything restored is history; the resume's TOOL_CALL_RESULT joins its call there, so the
+    history's row draws it in the call's card and the live turn has no row of its own for it."""
+    session = await ran(agent_url, "approval")
+    restored = session_from_record(through_json(session_record(session)), AgentClient(agent_url))
+    (call_id,) = restored.transcript.tool_calls
+    await drain(restored.submit(restored.tracker.resolve({"approved": True}, restored.tracker.pending.ids[0])))
+    assert restored.error is None and restored.tracker.pending is None
+    transcript = restored.transcript
+    history = message_rows(transcript.messages[:transcript.tail_start], transcript)
+    live = message_rows(transcript.messages[transcript.tail_start:], transcript)
+    (card,) = [c for row in history for c in row.tool_calls if c.id == call_id]
+    assert card.status == "complete" and card.result_id and card.result == "deleted 3 files in /tmp/reports"
+    assert [row.role for row in live] == ["assistant"] and "tool" not in [row.role for row in history]
 
 
 async def test_s07_multi_round_trip_keeps_one_answer_and_resumes_once(agent_url):

@@ -569,15 +569,15 @@ def test_take_changes_splits_history_and_tail():
 
     t.mark_tail()  # the resume run starts: everything so far is history
     assert t.tail_start == 2 and t.take_changes() == (True, True)
-    apply(t, result("t1", "c1"))  # the resumed call's result: right after its message, the tail's start
-    assert [m.id for m in t.messages] == ["u1", "a1", "t1"] and t.tail_start == 2
-    assert t.take_changes() == (True, True)  # the history's a1 shows its call complete now
+    apply(t, result("t1", "c1"))  # the resumed call's result: right after its message, in the history with it
+    assert [m.id for m in t.messages] == ["u1", "a1", "t1"] and t.tail_start == 3
+    assert t.take_changes() == (True, False)  # the history's a1 shows its call complete, with its result
     apply(t, text("a2")[0], {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a2", "delta": "done"})
     assert t.take_changes() == (False, True)  # streaming touches only the tail
-    assert [m.id for m in t.messages[t.tail_start:]] == ["t1", "a2"]
+    assert [m.id for m in t.messages[t.tail_start:]] == ["a2"]
     t.mark_tail()
     apply(t, result("t0", "c1", "again"))  # a result whose slot is inside the history moves the boundary
-    assert [m.id for m in t.messages][:3] == ["u1", "a1", "t1"] and t.message("t0") is not None
+    assert [m.id for m in t.messages][:4] == ["u1", "a1", "t1", "t0"]
     assert t.take_changes()[0] is True and t.messages[t.tail_start:] == []
 
     apply(t, snapshot({"id": "u1", "role": "user", "content": "x"},
