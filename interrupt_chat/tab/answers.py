@@ -22,7 +22,7 @@ from ..model.cards import steps_answer
 from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
 from ..model.requests import about
 from ..workers.proxy_reads import tab_token
-from . import driver, persistence, routing, trail
+from . import claims, driver, persistence, routing, trail
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
@@ -36,7 +36,7 @@ EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
 ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
 DELETED_ELSEWHERE = "That thread was deleted in another window."
 HEADERS_FAILED = "The answer could not be sent (the request to the assistant could not be prepared). Try again."
-CLAIM_ATTEMPTS = 3
+CLAIM_ATTEMPTS = claims.CLAIM_ATTEMPTS
 
 
 async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | None,
@@ -99,29 +99,33 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
     moved = False
     if chat.signed_out or not chat._owner_key:  # nobody answers anything (I3)
         return None, False
-    for _ in range(CLAIM_ATTEMPTS):
+
+    async def attempt() -> claims.Attempt[Outcome] | None:
+        nonlocal moved
         fresh = await persistence.refresh(chat, thread_id)
         session = chat._sessions.get(thread_id)
         moved = moved or fresh.replaced
         if session is None or fresh.deleted:
-            chat.notice = DELETED_ELSEWHERE
-            return None, True
+            chat.notice, moved = DELETED_ELSEWHERE, True
+            return None
         if fresh.busy or session.running or not expects(session.tracker.pending):
-            chat.notice = ANSWERED_ELSEWHERE
-            return None, True
+            chat.notice, moved = ANSWERED_ELSEWHERE, True
+            return None
         outcome = await decide(chat, session, verb, payload, interrupt_id, card_error)
         if outcome is None:
-            return None, moved
-        claim = await persistence.commit(chat, session, in_flight=outcome.events is not None)
-        if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
-            return outcome, moved
-        if outcome.events is not None:
-            await outcome.events.aclose()  # never started
-        outcome.audits.clear()
-        await persistence.reload(chat, thread_id)  # another tab wrote first: answer on top of theirs
-        moved = True
-    chat.notice = persistence.CONFLICT_NOTICE
-    return None, True
+            return None
+
+        async def lost() -> None:  # another tab wrote first: the answer goes again, on top of theirs
+            nonlocal moved
+            if outcome.events is not None:
+                await outcome.events.aclose()  # never started
+            outcome.audits.clear()
+            moved = True
+
+        return claims.Attempt(session, outcome, in_flight=outcome.events is not None, undo=lost)
+
+    claimed = await claims.claim(chat, attempt)
+    return (claimed.value if claimed is not None else None), moved
 
 
 async def decide(chat: ChatLike, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None,

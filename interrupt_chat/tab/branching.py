@@ -19,8 +19,8 @@ from ..agui.records import session_from_record, session_record
 from ..store import branches as store
 from ..store.branches import BranchWrite
 from ..store.threads_db import ThreadDBError
-from . import driver, persistence, trail
-from .sending import CLAIM_ATTEMPTS, refreshed, set_headers
+from . import claims, driver, persistence, trail
+from .sending import refreshed, set_headers
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, StateLike
@@ -72,29 +72,28 @@ async def _act(state: StateLike, plan: Plan, *, requests: bool = True) -> None:
     chat_cls = cast("type[ChatLike]", state.__class__)
     async with state:
         chat = await driver.ready(state, chat_cls)
-        for _ in range(CLAIM_ATTEMPTS):
+
+        async def attempt() -> claims.Attempt[Any] | None:
             fresh = await refreshed(chat)
             if fresh is None:
-                return
+                return None
             session = chat._session()
             chat.notice = _blocked(chat, session, fresh, requests=requests)
             if chat.notice:
                 await driver.publish(chat, session, full=fresh.replaced)
-                return
+                return None
             planned = await plan(chat, session)
             if not isinstance(planned, tuple):
                 chat.notice = planned or ""
-                return
+                return None
             new, write, events = planned
-            claim = await persistence.commit(chat, new, in_flight=events is not None, branches=write)
-            if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
-                break
-            if events is not None:
-                await events.aclose()  # never started
-            await persistence.reload(chat, session.thread_id)  # another tab moved it on: plan again on theirs
-        else:
-            chat.notice = persistence.CONFLICT_NOTICE
+            return claims.Attempt(new, events, in_flight=events is not None, branches=write,
+                                  undo=None if events is None else events.aclose)  # (undo: never started)
+
+        claimed = await claims.claim(chat, attempt)  # another tab moved it on: plan again on theirs
+        if claimed is None:
             return
+        new, events = claimed.session, claimed.value
         chat.editing_id = ""
         await driver.publish(chat, new, full=True, starting=events is not None)
         await trail.show_trail(chat)

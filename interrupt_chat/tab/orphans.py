@@ -7,7 +7,8 @@ would ever end it. So whenever the chat shows a run and its page (re)connects, t
 :func:`watch` waits while the run is alive (:func:`interrupt_chat.workers.runs.alive`); once its liveness
 lapses while the chat still shows it running, the run ends as failed with :data:`ORPHANED_MESSAGE`,
 the composer unlocks and the thread is saved as the shared state holds it (its saved history and the
-user's message are kept; the part of the answer streamed before the worker died is not).
+user's message are kept; the part of the answer streamed before the worker died is not), conditionally,
+as every orphaned run's end is (:func:`interrupt_chat.tab.persistence.end_orphaned`).
 """
 
 from __future__ import annotations
@@ -63,21 +64,23 @@ async def watch(state: StateLike, chat_cls: type[ChatLike]) -> None:
                 await abandon(chat, session)
             else:  # another tab's run, ended and saved (or a new one started): show it as it is
                 await driver.publish(chat, session, full=True, starting=fresh.busy)
-            call = await routing.route(state, chat_cls, session)  # a resume's set is offered again (S15)
-            owner = chat._owner_key
-        notice = await persistence.write(owner, session) if ended_here else ""  # after the lock, like a run's end
-        if notice:
-            async with state:
-                (await routing.chat_of(state, chat_cls)).notice = notice
+            call = await routing.route(state, chat_cls, chat._session())  # a resume's set is offered again (S15)
         await routing.settle(state, chat_cls, call)
         return
 
 
 async def abandon(chat: ChatLike, session: AgentSession) -> None:
-    """End the shown run as failed because its driver is gone (inside the lock): error shown, composer free."""
-    session.abandon(ORPHANED_MESSAGE)
-    await driver.publish(chat, session, full=True)
-    await driver.resync(chat)  # the page may hold texts streamed by the dead run: the var carries them whole
+    """End the shown run as failed because its driver is gone (inside the lock): error shown, composer free.
+
+    Its end is written at once, as every orphaned run's is (:func:`interrupt_chat.tab.persistence.end_orphaned`);
+    when another tab or worker wrote the thread first, the chat shows what that one wrote instead.
+    """
+    if await persistence.end_orphaned(chat, session) in (persistence.Commit.WON, persistence.Commit.LOCAL):
+        await driver.publish(chat, session, full=True)
+        await driver.resync(chat)  # the page may hold texts streamed by the dead run: the var carries them whole
+        return
+    fresh = await persistence.refresh(chat, chat.thread_id)  # theirs: ended, or a new run on it
+    await driver.publish(chat, chat._session(), full=True, starting=fresh.busy)
 
 
 class RunWatchHandlers(rx.State, mixin=True):

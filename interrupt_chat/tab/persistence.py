@@ -60,6 +60,7 @@ __all__ = [
     "database",
     "db_call",
     "driven",
+    "end_orphaned",
     "expired_audits",
     "forget",
     "load_thread",
@@ -390,7 +391,10 @@ async def _read(chat: ChatLike, thread_id: str) -> StoredThread | None:
         unavailable(chat, exc)
         return None
     if stored is not None and stored.in_flight and not await _claimed(chat, thread_id, stored.updated_at):
-        stored = await _orphaned(chat, stored)
+        if await end_orphaned(chat, stored.session) in (Commit.WON, Commit.LOCAL):
+            return StoredThread(stored.session, stored.session.revision, False)
+        again = await db_read(db.read, chat._owner_key, thread_id, client=chat._client())  # theirs
+        return again if again is not None else stored
     return stored
 
 
@@ -418,22 +422,25 @@ async def driven(chat: ChatLike, thread_id: str) -> bool:
     return runs.local(key) is not None or await runs.alive(key)
 
 
-async def _orphaned(chat: ChatLike, stored: StoredThread) -> StoredThread:
-    """End a stored run nobody drives as failed, written conditionally: one tab or worker does it."""
-    session = stored.session
-    if not session.needs_handlers:  # server-side tools left waiting are run again instead (driver.run_handlers)
+async def end_orphaned(chat: ChatLike, session: AgentSession) -> Commit:
+    """End a run nobody drives any more as failed, and write that end (inside the lock): the one way it ends.
+
+    Whoever finds the run: a tab that reads a thread stored in flight whose run has no driver (the
+    backend restarted: :func:`_read`), or the tab that watches a run another worker drove, once that
+    worker's liveness lapsed (:mod:`.orphans`). ``session`` is that tab's copy, at the revision the
+    run's claim wrote: its run fails with :data:`ORPHANED_MESSAGE` (server-side tools left waiting
+    fail nothing: they run again, ``driver.run_handlers``). The copy is written conditionally, without
+    ``in_flight``: that releases the thread's claim, and of two tabs or workers that find the same run,
+    one writes. The run holds nothing in :mod:`interrupt_chat.workers.runs` to release: no process
+    drives it, and its driver's liveness key lapsed with the driver.
+
+    Returns:
+        How the write went (:func:`commit`): on :attr:`Commit.LOST` or :attr:`Commit.DELETED` another
+        tab or worker moved the thread first (it ended the run, or ran on): read what it wrote.
+    """
+    if not session.needs_handlers:
         session.abandon(ORPHANED_MESSAGE)
-    db = database()
-    try:
-        if db is not None:
-            await db_call(db.save, chat._owner_key, session, revision=stored.revision)
-            await sync.changed(chat._owner_key, session.thread_id)
-    except ThreadConflict:  # another tab or worker ended it (or ran on): read what it wrote
-        again = await db_read(db.read, chat._owner_key, session.thread_id, client=chat._client()) if db else None
-        return again if again is not None else stored
-    except ThreadDBError as exc:
-        unavailable(chat, exc)
-    return StoredThread(session, session.revision, False)
+    return await commit(chat, session)  # without in_flight: the claim is released
 
 
 async def save(chat: ChatLike, session: AgentSession) -> None:

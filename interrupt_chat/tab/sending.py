@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
+from ag_ui.core import BaseEvent
+
 from ..agui import AgentSession
-from . import attaching, driver, persistence
+from . import attaching, claims, driver, persistence
 from .endpoint import NO_AGENT_MESSAGE
 
 if TYPE_CHECKING:
@@ -17,7 +20,7 @@ __all__ = ["CLAIM_ATTEMPTS", "DELETED_NOTICE", "HEADERS_FAILED_MESSAGE", "refres
 
 log = logging.getLogger(__name__)
 
-CLAIM_ATTEMPTS = 3  # conditional writes lost to other tabs before an action gives up with a notice
+CLAIM_ATTEMPTS = claims.CLAIM_ATTEMPTS  # conditional writes lost to other tabs before an action gives up
 DELETED_NOTICE = "That thread was deleted in another window."
 HEADERS_FAILED_MESSAGE = "The request to the assistant could not be prepared; nothing was sent. Try again."
 
@@ -37,38 +40,38 @@ async def send(chat: ChatLike, text: str) -> None:
         await driver.ready(chat, chat.__class__)
         if chat.signed_out:  # nobody (logged out, another origin): nothing goes to the agent
             return
-        for _ in range(CLAIM_ATTEMPTS):  # the thread is claimed before anything leaves (docs/decisions/0016)
-            fresh = await refreshed(chat)
-            if fresh is None:
-                return
-            session = chat._session()
-            if fresh.busy and not session.running and chat.status != "running":
-                fresh = await _saved(chat, fresh)  # this tab's own run just ended: its end is being saved
-                session = chat._session()  # the refresh may have brought a newer copy
-            chat.notice = ("Wait for the current answer, or stop it." if fresh.busy or session.running
-                           or chat.status == "running"
-                           else "Answer or cancel the agent's request first."
-                           if session.tracker.pending is not None or session.tool_waits else "")
-            if chat.notice:
-                await driver.publish(chat, session, full=fresh.replaced)
-                return
-            if not chat._client().url:
-                chat.error, chat.status = NO_AGENT_MESSAGE, "error"
-                return
-            if not await set_headers(chat, session):
-                return
-            events = session.send(text, files=attaching.parts(chat))
-            claim = await persistence.commit(chat, session, in_flight=True)
-            if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
-                await attaching.sent(chat, session.thread_id)
-                break
-            await events.aclose()  # never started: nothing left
-            await persistence.reload(chat, session.thread_id)  # another tab moved it on: try on theirs
-        else:
-            chat.notice = persistence.CONFLICT_NOTICE
+        claimed = await claims.claim(chat, lambda: _try_send(chat, text))  # claimed before anything leaves
+        if claimed is None:
             return
+        session, events = claimed.session, claimed.value
+        await attaching.sent(chat, session.thread_id)
         await driver.publish(chat, session, full=True, starting=True)
     await driver.drive(chat, chat.__class__, session, events)
+
+
+async def _try_send(chat: ChatLike, text: str) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
+    """Inside the lock, one try of :func:`send`: refresh, check, add the message; None: nothing to claim."""
+    fresh = await refreshed(chat)
+    if fresh is None:
+        return None
+    session = chat._session()
+    if fresh.busy and not session.running and chat.status != "running":
+        fresh = await _saved(chat, fresh)  # this tab's own run just ended: its end is being saved
+        session = chat._session()  # the refresh may have brought a newer copy
+    chat.notice = ("Wait for the current answer, or stop it." if fresh.busy or session.running
+                   or chat.status == "running"
+                   else "Answer or cancel the agent's request first."
+                   if session.tracker.pending is not None or session.tool_waits else "")
+    if chat.notice:
+        await driver.publish(chat, session, full=fresh.replaced)
+        return None
+    if not chat._client().url:
+        chat.error, chat.status = NO_AGENT_MESSAGE, "error"
+        return None
+    if not await set_headers(chat, session):
+        return None
+    events = session.send(text, files=attaching.parts(chat))
+    return claims.Attempt(session, events, in_flight=True, undo=events.aclose)  # (undo: never started)
 
 
 async def refreshed(chat: ChatLike) -> persistence.Fresh | None:

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
+from ag_ui.core import BaseEvent
 
 from ..agui import AgentSession, FrontendTool, FrontendTools, RunInFlight, ToolCallNotWaiting
 from ..model.forms import FormError, check_answer
 from ..model.views import ToolWaitRow
-from . import driver, hooks, persistence, routing
+from . import claims, driver, hooks, persistence, routing
 from .mixins import ConcreteSubclasses
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["FrontendToolState", "ToolHandlers", "answer", "answered_on_server", "attach"]
 
 log = logging.getLogger(__name__)
-CLAIM_ATTEMPTS = 3
+CLAIM_ATTEMPTS = claims.CLAIM_ATTEMPTS
 
 
 class FrontendToolState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
@@ -150,41 +152,42 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], tool_call_id: str, 
         chat = await driver.ready(state, chat_cls)  # a fresh state (a restart) loads the thread first
         if chat.signed_out:  # nobody answers a tool call (I3)
             return
-        for _ in range(CLAIM_ATTEMPTS):
-            fresh = await persistence.refresh(chat, chat.thread_id)
-            session = chat._session()
-            wait = next((w for w in session.tool_waits if w.tool_call_id == tool_call_id), None)
-            if wait is not None and answered_on_server(chat_cls, wait.name):  # the class says so, not a flag
-                log.info("a person's answer to the server-side tool %r was refused", wait.name)
-                return
-            if fresh.busy or session.running:
-                chat.notice = "Wait for the current answer, or stop it."
-                return
-            try:
-                if session.client is not None:
-                    session.client.headers = await chat.agent_headers()
-                events = session.decline(tool_call_id) if declined else session.respond(tool_call_id, result)
-            except ToolCallNotWaiting:  # answered already (a double click, another tab): nothing is sent again
-                if fresh.replaced:
-                    await driver.publish(chat, session, full=True)
-                return
-            except RunInFlight:
-                chat.notice = "Wait for the current answer, or stop it."
-                return
-            except Exception:  # chat(headers=fn) raised: nothing is sent, the call still waits
-                log.exception("chat(headers=...) raised; the tool's result was not sent")
-                chat.notice = "The tool's result could not be sent (the request could not be prepared). Try again."
-                return
-            claim = await persistence.commit(chat, session, in_flight=session.running)
-            if claim in (persistence.Commit.WON, persistence.Commit.LOCAL):
-                break
-            await events.aclose()  # never started
-            await persistence.reload(chat, session.thread_id)  # another tab wrote first: see where it stands
-        else:
-            chat.notice = persistence.CONFLICT_NOTICE
+        claimed = await claims.claim(chat, lambda: _try_answer(chat, chat_cls, tool_call_id, result, declined))
+        if claimed is None:
             return
+        session, events = claimed.session, claimed.value
         await driver.publish(chat, session, full=True, starting=session.running)
         owner, name = chat._owner_key, next((w.name for w in session.tool_waits if w.tool_call_id == tool_call_id), "")
     await hooks.beyond.tool_answered(owner, session.thread_id, name, tool_call_id)  # notifications
     if session.running:  # the last answer: the next run takes the results to the agent
         await driver.drive(state, chat_cls, session, events)
+
+
+async def _try_answer(chat: ChatLike, chat_cls: type[ChatLike], tool_call_id: str, result: Any, declined: bool
+                      ) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
+    """Inside the lock, one try of :func:`answer`: refresh, check, record the result; None: nothing to claim."""
+    fresh = await persistence.refresh(chat, chat.thread_id)
+    session = chat._session()
+    wait = next((w for w in session.tool_waits if w.tool_call_id == tool_call_id), None)
+    if wait is not None and answered_on_server(chat_cls, wait.name):  # the class says so, not a flag
+        log.info("a person's answer to the server-side tool %r was refused", wait.name)
+        return None
+    if fresh.busy or session.running:
+        chat.notice = "Wait for the current answer, or stop it."
+        return None
+    try:
+        if session.client is not None:
+            session.client.headers = await chat.agent_headers()
+        events = session.decline(tool_call_id) if declined else session.respond(tool_call_id, result)
+    except ToolCallNotWaiting:  # answered already (a double click, another tab): nothing is sent again
+        if fresh.replaced:
+            await driver.publish(chat, session, full=True)
+        return None
+    except RunInFlight:
+        chat.notice = "Wait for the current answer, or stop it."
+        return None
+    except Exception:  # chat(headers=fn) raised: nothing is sent, the call still waits
+        log.exception("chat(headers=...) raised; the tool's result was not sent")
+        chat.notice = "The tool's result could not be sent (the request could not be prepared). Try again."
+        return None
+    return claims.Attempt(session, events, in_flight=session.running, undo=events.aclose)  # (undo: never started)

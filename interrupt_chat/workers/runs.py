@@ -1,16 +1,24 @@
 """Runs in flight, reachable from every backend worker: the stop button and liveness.
 
 A run lives in the process that drives it (its HTTP stream, its :class:`~interrupt_chat.agui.AgentSession`).
-This registry keeps the process's runs by key, ``(client token, chat state's full name)``. When
-Reflex keeps its states in Redis (``REFLEX_REDIS_URL`` or ``rx.Config(redis_url=...)``: several
-workers, or several instances), it also
+This registry keeps the process's runs by thread: a :data:`Key` is ``(owner key, thread id)``
+(:func:`interrupt_chat.tab.persistence.run_key`), the owner key being ``"<owner>|<chat state's full
+name>"``, or ``"tab:<client token>|<chat state's full name>"`` for a tab with nobody. So a stop,
+liveness and orphans belong to the thread, whichever tab or worker shows it. A run is held here from
+right after its thread's claim is won (the thread database's in-flight mark,
+:func:`interrupt_chat.tab.persistence.commit`; without a database, from its start) until its end is
+saved: while it is held, the claim has a live driver and nobody reads it as orphaned. When Reflex
+keeps its states in Redis (``REFLEX_REDIS_URL`` or ``rx.Config(redis_url=...)``: several workers, or
+several instances), it also
 
 - relays a stop: :func:`stop` in a process that does not hold the run publishes the key on a
   channel that every process listens to (one task per process and event loop, started with its
   first run or stop); the process that holds the run stops it;
 - announces liveness: each process refreshes a key per run it holds every second, expiring after
-  five seconds, so :func:`alive` tells from any process whether a run still has a driver. A killed
-  process stops refreshing: its runs read as dead five seconds later.
+  five seconds (:func:`redis_key`; its value is the process's :attr:`Registry.holder`: host, pid and a
+  random part), so :func:`alive` tells from any process whether a run still has a driver. A killed
+  process stops refreshing: its runs read as dead five seconds later, and the thread's claim is
+  ended by whoever finds it (:func:`interrupt_chat.tab.persistence.end_orphaned`).
 
 Without Redis there is one process, and everything is local.
 """
@@ -38,7 +46,7 @@ __all__ = ["CHANNEL", "FORCED_OWNER", "KEY_PREFIX", "Key", "Registry", "Run", "a
 
 log = logging.getLogger(__name__)
 
-Key = tuple[str, str]  # (client token, chat state's full name)
+Key = tuple[str, str]  # (owner key, thread id): "<owner>|<chat state's full name>" and the thread
 CHANNEL = "interrupt_chat:stop"
 KEY_PREFIX = "interrupt_chat:run:"
 REFRESH_SECONDS = 1.0
@@ -62,7 +70,7 @@ class Run(Protocol):
 
 
 def redis_key(key: Key) -> str:
-    """The Redis key that says the run ``key`` is alive."""
+    """The Redis key that says the run ``key`` is alive; it holds the driving process's :attr:`Registry.holder`."""
     return KEY_PREFIX + json.dumps(list(key), separators=(",", ":"))
 
 
@@ -145,7 +153,7 @@ class Registry:
         return self._runs.get(key)
 
     async def add(self, key: Key, run: Run) -> None:
-        """Hold ``run`` under ``key`` (it starts): stoppable from any process, announced alive at once."""
+        """Hold ``run`` under its thread's ``key`` (its claim was just won): stoppable anywhere, alive at once."""
         self._runs[key] = run
         redis = await self._connect()
         if redis is not None:
@@ -262,8 +270,8 @@ class Registry:
     def _on_stop(self, data: Any) -> None:
         """A stop request from the channel: stop the run if this process holds it."""
         try:
-            token, chat = json.loads(data)
-            key = (str(token), str(chat))
+            owner, thread_id = json.loads(data)
+            key = (str(owner), str(thread_id))
         except (TypeError, ValueError) as exc:
             log.warning("runs: ignoring a malformed stop request: %s", exc)
             return

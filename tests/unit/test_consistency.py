@@ -28,7 +28,8 @@ from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.threads_db import ThreadConflict, ThreadDB, ThreadDeleted
-from interrupt_chat.tab import identity, routing
+from interrupt_chat.tab import claims, identity, persistence, routing
+from interrupt_chat.tab.sending import CLAIM_ATTEMPTS
 from interrupt_chat.tab.tools import FrontendToolState, attach
 from interrupt_chat.workers import runs
 from tests.unit.agents import serve_in_thread
@@ -497,3 +498,65 @@ async def test_finding12_a_tool_result_has_the_limits_of_an_answer(chats, agent)
     await Steps.respond.fn(await tab.tool(Steps), row.id, deep)
     await Steps.respond.fn(await tab.tool(Steps), row.id, "x" * 2_000_000)
     assert len(tab.requests()) == 1 and tab.chat.tool_waits and "not sent" in tab.chat.notice
+
+
+# -- 13. every claim lost ---------------------------------------------------------------------------------------
+
+def lose_every_claim(monkeypatch) -> list[claims.Attempt[Any]]:
+    """Every conditional write loses, as if another tab always wrote first; the attempts that tried to write."""
+    tried: list[claims.Attempt[Any]] = []
+
+    class Recorded(claims.Attempt[Any]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            tried.append(self)
+
+    async def lost(chat: Any, session: AgentSession, **kwargs: Any) -> persistence.Commit:
+        return persistence.Commit.LOST
+
+    monkeypatch.setattr(persistence, "commit", lost)
+    monkeypatch.setattr(claims, "Attempt", Recorded)
+    return tried
+
+
+def closed(events: Any) -> bool:
+    return events is not None and events.ag_frame is None  # an async generator closed before it started
+
+
+async def test_a_send_that_loses_every_claim_sends_nothing_and_says_so(chats, agent, monkeypatch):
+    tab = await Tab(chats["plain"], agent[2]).load()
+    tried = lose_every_claim(monkeypatch)
+    await tab.send("hello")
+    assert len(tried) == CLAIM_ATTEMPTS == 3 and all(closed(a.value) for a in tried) and tab.requests() == []
+    assert tab.chat.notice == persistence.CONFLICT_NOTICE and tab.chat.status != "running"
+
+
+async def test_an_answer_that_loses_every_claim_resumes_nothing_and_says_so(chats, agent, monkeypatch):
+    tab = await Tab(chats["plain"], agent[2]).load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    tried = lose_every_claim(monkeypatch)
+    await tab.resolve({"approved": True}, interrupt_id)
+    assert len(tried) == 3 and all(closed(a.value.events) and a.value.audits == [] for a in tried)
+    assert resumes(tab.requests(), interrupt_id) == [] and tab.chat.notice == persistence.CONFLICT_NOTICE
+
+
+async def test_a_tool_result_that_loses_every_claim_is_not_sent_and_says_so(chats, agent, monkeypatch):
+    tab = await Tab(chats["tools"], agent[2]).load()
+    await tab.send("steps")
+    [row] = tab.chat.tool_waits
+    tried = lose_every_claim(monkeypatch)
+    await Steps.respond.fn(await tab.tool(Steps), row.id, {"steps": []})
+    assert len(tried) == 3 and all(closed(a.value) for a in tried) and len(tab.requests()) == 1
+    assert tab.chat.notice == persistence.CONFLICT_NOTICE and tab.chat.tool_waits
+
+
+async def test_an_edit_that_loses_every_claim_runs_nothing_and_says_so(chats, agent, monkeypatch):
+    tab = await Tab(chats["plain"], agent[2]).load()
+    await tab.send("hello")
+    sent = len(tab.requests())
+    [user] = [m.id for m in tab.session.transcript.messages if m.role == "user"]
+    tried = lose_every_claim(monkeypatch)
+    await tab.cls.save_edit.fn(tab.chat, {"message_id": user, "text": "hello again"})
+    assert len(tried) == 3 and all(closed(a.value) and a.branches is not None for a in tried)
+    assert len(tab.requests()) == sent and tab.chat.notice == persistence.CONFLICT_NOTICE
