@@ -140,7 +140,11 @@ def reflex_prod(name: str, cwd: Path, env: dict[str, str], logs: Path,
     """``reflex run --env prod`` of the app at ``cwd`` on a free loopback port (``env`` added to the
     environment); yields the page's URL and its process group once it answers ``/ping``."""
     port = _free_port()  # prod: one port serves both
+    # the page and its backend on one origin, as deployed (Reflex's default api_url names localhost, another
+    # site than 127.0.0.1 for cookies: the browser's identity cookie would not stick, a reload a new person)
+    origin = f"http://127.0.0.1:{port}"
     env = {**os.environ, **env, "REFLEX_FRONTEND_PORT": str(port), "REFLEX_BACKEND_PORT": str(port),
+           "REFLEX_API_URL": origin, "REFLEX_DEPLOY_URL": origin,
            "PYTHONPATH": str(cwd), "REFLEX_TELEMETRY_ENABLED": "false"}
     reflex = str(Path(sys.executable).with_name("reflex"))
     with _process([reflex, "run", "--env", "prod", "--backend-host", "127.0.0.1"], cwd, env,

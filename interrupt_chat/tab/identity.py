@@ -227,6 +227,21 @@ def origin_allowed(scope: Scope, headers: dict[str, str]) -> bool:
     return bool(origin) and _origin_of(origin) in _own_origins(scope, headers)
 
 
+def request_allowed(scope: Scope, headers: dict[str, str]) -> bool:
+    """Whether a plain HTTP request comes from one of the app's own pages.
+
+    A browser names the origin of a cross-origin request; of a same-origin ``GET`` it sends none (a
+    single-port deploy, ``reflex run --env prod``), but says ``Sec-Fetch-Site: same-origin``, which no
+    page script can set. Without either (an old browser), the ``Referer``'s origin must be the app's.
+    """
+    if headers.get("origin"):
+        return origin_allowed(scope, headers)
+    if headers.get("sec-fetch-site") == "same-origin":
+        return True
+    referer = headers.get("referer", "")
+    return bool(referer) and _origin_of(referer) in _own_origins(scope, headers)
+
+
 def _split(raw_headers: list[tuple[bytes, bytes]]) -> tuple[dict[str, str], list[tuple[bytes, bytes]], list[str],
                                                      dict[str, list[str]]]:
     """The handshake's headers by name, its headers without cookies, its other cookies, and the identity ones."""
@@ -355,7 +370,7 @@ async def serve_cookie(scope: Scope, send: Send) -> None:
     named, _, _, ours = _split(list(scope.get("headers") or []))
     # closed after the answer: the page keeps no idle connection to the backend beside its socket
     status, headers = 204, [(b"cache-control", b"no-store"), (b"connection", b"close")]
-    if not origin_allowed(scope, named):
+    if not request_allowed(scope, named):
         status = 403
     else:
         secret = await asyncio.to_thread(_load_secret) if _secret_value is None else _secret_value

@@ -204,3 +204,22 @@ def test_a_tab_on_the_killed_worker_is_not_left_running(tab: Chat, scale_app: Sc
     expect(tab.messages("assistant")).to_have_count(1)  # the saved answer to the first question
     tab.send("markdown after the restart")
     tab.wait("idle")
+
+
+def test_a_page_served_on_its_backend_s_origin_keeps_its_person_across_reloads(page, scale_app: ScaleApp):
+    """Issue 38's identity cookie on a single-origin deploy: the page comes from the backend's own address.
+
+    Its request for the cookie is then same-origin, which a browser sends without ``Origin`` (it says
+    ``Sec-Fetch-Site: same-origin``). It was refused: the cookie never stuck, and every reload was a new
+    person who saw none of their threads (found by benchmarks/long_thread.py, which serves one port).
+    """
+    tab = Chat(page, scale_app.env["REFLEX_API_URL"]).open()  # the proxy: the page and its backend, one origin
+    tab.send("remember me across a reload")
+    tab.wait("idle")
+    thread = page.get_by_test_id("thread-item").first.get_attribute("data-thread-id")
+    _wait_for(lambda: any(c["name"] == "interrupt_chat_id" for c in page.context.cookies()), "the identity cookie")
+    for _ in range(2):
+        page.reload()
+        expect(tab.input).to_be_visible(timeout=60_000)
+        expect(page.locator(f'[data-testid="thread-item"][data-thread-id="{thread}"]')).to_have_count(1)
+        expect(tab.messages("user").filter(has_text="remember me across a reload")).to_have_count(1)

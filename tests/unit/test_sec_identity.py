@@ -341,11 +341,12 @@ async def test_nobody_sets_no_agent_state_for_the_next_person(chats, agent):
     Who.name = "alice"
 
 
-async def http_cookie(origin: str | None = APP, cookie: str | None = None, token: str = "tab-1"
-                      ) -> tuple[int, list[bytes]]:
+async def http_cookie(origin: str | None = APP, cookie: str | None = None, token: str = "tab-1",
+                      extra: tuple[tuple[bytes, bytes], ...] = ()) -> tuple[int, list[bytes]]:
     """``GET <event url>/?interrupt_chat_identity=<token>`` as the page sends it: status, Set-Cookie headers."""
     scope = {**handshake(origin=origin, cookie=cookie), "type": "http", "scheme": "http",
              "query_string": f"{identity.ISSUE_QUERY}={token}".encode()}
+    scope["headers"] = [*scope["headers"], *extra]
     sent: list[dict[str, Any]] = []
 
     async def send(message):
@@ -353,6 +354,24 @@ async def http_cookie(origin: str | None = APP, cookie: str | None = None, token
 
     await identity.serve_cookie(scope, send)
     return sent[0]["status"], [v for k, v in sent[0]["headers"] if k == b"set-cookie"]
+
+
+async def test_a_same_origin_page_gets_its_cookie_though_its_browser_sends_no_origin():
+    """A single-port deploy (``reflex run --env prod``): the page's GET is same-origin, and carries no Origin.
+
+    Refused before, the cookie never stuck there: every reload was a new person, without their threads.
+    """
+    same = ((b"sec-fetch-site", b"same-origin"),)
+    await identity._hold_ticket("tab-1", "S" * 22)
+    status, [header] = await http_cookie(origin=None, extra=same)
+    assert status == 204 and identity.verify(SECRET, cookie_value(header))[0] == "S" * 22
+    await identity._hold_ticket("tab-2", "T" * 22)
+    assert await http_cookie(origin=None, token="tab-2", extra=((b"sec-fetch-site", b"cross-site"),)) == (403, [])
+    assert await http_cookie(origin=None, token="tab-2") == (403, [])  # nothing says where it comes from
+    referer = ((b"referer", b"http://localhost:8000/chat"),)  # an old browser: the page's address
+    assert (await http_cookie(origin=None, token="tab-2", extra=referer))[0] == 204
+    await identity._hold_ticket("tab-3", "U" * 22)
+    assert await http_cookie(origin=None, token="tab-3", extra=((b"referer", b"http://evil.test/x"),)) == (403, [])
 
 
 async def test_the_page_gets_its_socket_s_new_identity_by_http_once():
