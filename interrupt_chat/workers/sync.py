@@ -20,7 +20,7 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -150,13 +150,16 @@ async def _send(notice: Notice) -> None:
 
 def deliver(notice: Notice) -> None:
     """A notice heard: refresh this process's tabs of its owner (each in a task of its own)."""
+    follower = _follower
+    if follower is None:  # nothing assembled a chat that follows: the tabs refresh before acting anyway
+        return
     for token, seen in list(_watchers.get(notice.owner, {}).items()):
         if token == notice.origin:
             continue
         if notice.rows is not None and seen.thread_id != notice.thread_id:
             continue  # streamed rows concern only the tabs that show that thread
         # a context of its own: nothing of the writer's event (its tab, a server-side answer's owner) leaks in
-        task = asyncio.get_running_loop().create_task(_follow(token, seen, notice), name="interrupt_chat.workers.sync",
+        task = asyncio.get_running_loop().create_task(follower(token, seen, notice), name="interrupt_chat.workers.sync",
                                                       context=runs.detached_context())
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
@@ -177,27 +180,17 @@ def _on_message(data: Any) -> None:
 runs.HANDLERS[CHANNEL] = _on_message
 
 
-_follower: Callable[[str, Watch, Notice], Awaitable[None]] | None = None
+_follower: Callable[[str, Watch, Notice], Coroutine[Any, Any, None]] | None = None
 
 
-def set_follower(follower: Callable[[str, Watch, Notice], Awaitable[None]]) -> None:
+def set_follower(follower: Callable[[str, Watch, Notice], Coroutine[Any, Any, None]]) -> None:
     """Who brings a tab up to date with a notice (the chat's side: ``interrupt_chat.approvals.follow``)."""
     global _follower
     _follower = follower
 
 
-async def _follow(token: str, seen: Watch, notice: Notice) -> None:
-    if _follower is None:  # nothing assembled a chat that follows: the tabs refresh before acting anyway
-        return
-    await _follower(token, seen, notice)
-
-
 def forget(owner: str, token: str) -> None:
     """Stop telling this tab about ``owner``'s threads (it serves someone else now, or is gone)."""
-    _forget(owner, token)
-
-
-def _forget(owner: str, token: str) -> None:
     tabs = _watchers.get(owner)
     if tabs is not None:
         tabs.pop(token, None)

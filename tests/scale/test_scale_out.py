@@ -206,7 +206,7 @@ def test_a_tab_on_the_killed_worker_is_not_left_running(tab: Chat, scale_app: Sc
     tab.wait("idle")
 
 
-def test_a_page_served_on_its_backend_s_origin_keeps_its_person_across_reloads(page, scale_app: ScaleApp):
+def test_i2_a_page_served_on_its_backend_s_origin_keeps_its_person_across_reloads(page, scale_app: ScaleApp):
     """Issue 38's identity cookie on a single-origin deploy: the page comes from the backend's own address.
 
     Its request for the cookie is then same-origin, which a browser sends without ``Origin`` (it says

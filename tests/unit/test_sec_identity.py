@@ -356,7 +356,7 @@ async def http_cookie(origin: str | None = APP, cookie: str | None = None, token
     return sent[0]["status"], [v for k, v in sent[0]["headers"] if k == b"set-cookie"]
 
 
-async def test_a_same_origin_page_gets_its_cookie_though_its_browser_sends_no_origin():
+async def test_i2_a_same_origin_page_gets_its_cookie_though_its_browser_sends_no_origin():
     """A single-port deploy (``reflex run --env prod``): the page's GET is same-origin, and carries no Origin.
 
     Refused before, the cookie never stuck there: every reload was a new person, without their threads.
