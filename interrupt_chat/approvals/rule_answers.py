@@ -114,6 +114,7 @@ async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:
 def shown_rows(audits: list[persistence.Audit]) -> list[dict[str, str]]:
     """The audit rows of a policy's answers, shown at once (their notes) until the written trail replaces them."""
     return [{"interrupt_id": a.interrupt_id, "action": a.action, "reason": a.reason or "", "by": a.by, "at": "",
+             "actor": "", "on_behalf_of": "",
              "payload": "", **trail.policy_detail(a.detail)} for a in audits]
 
 

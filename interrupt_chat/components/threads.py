@@ -118,11 +118,16 @@ def audit_trail(state: type[ChatState]) -> rx.Component:
             rx.hstack(rx.badge(entry["action"], size="1", variant="soft", high_contrast=True),
                       rx.cond(entry["by"] != "person", rx.text("by ", entry["by"], size="1", color_scheme="gray")),
                       rx.text(entry["reason"], size="1", class_name="ic-mono"), spacing="2", align="center"),
+            rx.cond(entry["actor"] != "", rx.text(
+                entry["actor"], rx.cond(entry["on_behalf_of"] != "", rx.fragment(" for ", entry["on_behalf_of"])),
+                size="1", color_scheme="gray")),
             rx.text(entry["at"], " UTC", size="1", color_scheme="gray"),
             rx.cond(entry["payload"] != "", rx.text(entry["payload"], size="1", class_name="ic-mono")),
             class_name="ic-audit-entry",
             custom_attrs=_testid("audit-entry", **{"data-interrupt-id": entry["interrupt_id"],
-                                                   "data-action": entry["action"], "data-by": entry["by"]}),
+                                                   "data-action": entry["action"], "data-by": entry["by"],
+                                                   "data-actor": entry["actor"],
+                                                   "data-on-behalf-of": entry["on_behalf_of"]}),
         )),
         class_name="ic-audit", spacing="1", width="100%",
     )

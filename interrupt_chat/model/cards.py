@@ -99,6 +99,16 @@ class Card:
     named: bool = False  # ``source`` is an agent or node: the card says "from <source>"
     choices: list[Choice] = field(default_factory=list)  # kind "choice": a legacy value's options
     steps: list[StepItem] = field(default_factory=list)  # kind "steps": a legacy value's steps, as a checklist
+    # people (Chat(people=...), docs/decisions/0025): who it waits for, and whether the viewer may decide it
+    routed: bool = False  # the chat has people: the card says who it waits for (request-assignee)
+    assignee: str = ""  # the assignees' ids and role:<name>, space-separated (data-assignee)
+    assignee_names: str = ""  # the same as the card says them ("Bob, finance")
+    can_decide: bool = True  # False: read-only for the viewer (no approve, reject, rule or form controls)
+    need: int = 0  # distinct approvals it needs (approval-progress when more than 1)
+    have: int = 0  # approvals so far
+    approvers: str = ""  # who approved so far, by name
+    reassignable: bool = False  # the viewer is one of its assignees: the inbox offers reassign
+    asker: str = ""  # who asked, by name (an inbox row of someone else's request)
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
 _SHOWN_KEYS = {*_INTERRUPT_KEYS, "question", "options", "steps", "agent", "recommendation"}

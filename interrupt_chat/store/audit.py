@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DECIDED_BY", "DECISION_ACTIONS", "decisions", "export_jsonl", "record"]
 
-DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed")
+DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed",
+                    "approved-partly", "reassigned", "escalated")  # the last three: people (docs/decisions/0025)
 DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
 
 

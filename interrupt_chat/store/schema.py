@@ -13,14 +13,17 @@
 - ``interrupt_chat_policies``: the owners' rules ("always allow", …), kept after a revoke for the audit export.
 - ``interrupt_chat_files``: attached files (their bytes), referenced from messages as ``ic-file:<id>``.
 - ``interrupt_chat_branches``: the hidden versions of edited messages and regenerated answers (agui/branches.py).
+- ``interrupt_chat_requests``: who must decide each request of a chat with people (its assignees, approvals so far).
+- ``interrupt_chat_request_assignees``: one row per open request and assignee (``mine``: what is assigned to me).
+- ``interrupt_chat_delegations``: a person's delegate while away, until a date.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBinary, MetaData, String, Table, Text
 
-__all__ = ["branches_table", "decisions_table", "feedback_table", "files_table", "link_uses_table", "messages_table",
-           "metadata", "outbox_table", "policies_table", "schema_version_table", "secrets_table", "threads_table",
+__all__ = ["assignees_table", "branches_table", "decisions_table", "delegations_table", "feedback_table", "files_table", "link_uses_table", "messages_table",
+           "metadata", "outbox_table", "policies_table", "requests_table", "schema_version_table", "secrets_table", "threads_table",
            "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
@@ -159,4 +162,48 @@ files_table = Table(
     Column("data", LargeBinary, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Index("interrupt_chat_files_owner_thread", "owner", "thread_id"),
+)
+
+requests_table = Table(
+    "interrupt_chat_requests", metadata,
+    Column("owner", String, primary_key=True),  # the asker's key: whose thread
+    Column("thread_id", String, primary_key=True),
+    Column("interrupt_id", String, primary_key=True),  # "" for a legacy interrupt
+    Column("run_id", Text, nullable=False),  # the run that raised it
+    Column("chat", String, nullable=False),  # the chat state's class name (the owner key's last part)
+    Column("asker", Text, nullable=False),  # the asker's owner= id ("" for an anonymous visitor)
+    Column("assignees", JSON, nullable=False),  # person ids and role:<name>
+    Column("need", Integer, nullable=False),  # distinct approvals it needs
+    Column("approvals", JSON, nullable=False),  # [{"actor", "for", "at"}] so far
+    Column("tool", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("surfaced_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True)),
+    Column("remind_at", DateTime(timezone=True)),  # NULL: no reminder (or sent: reminded)
+    Column("escalate_at", DateTime(timezone=True)),
+    Column("escalate_to", JSON),
+    Column("reminded", Boolean, nullable=False),
+    Column("escalated", Boolean, nullable=False),
+    Column("state", String(16), nullable=False),  # open | closed
+    Column("revision", Integer, nullable=False),  # every change is conditional on it
+    Index("interrupt_chat_requests_due", "state", "remind_at", "escalate_at"),
+)
+
+assignees_table = Table(
+    "interrupt_chat_request_assignees", metadata,
+    Column("assignee", String, primary_key=True),  # a person id or role:<name>
+    Column("owner", String, primary_key=True),
+    Column("thread_id", String, primary_key=True),
+    Column("interrupt_id", String, primary_key=True),
+    Column("chat", String, nullable=False),
+    Index("interrupt_chat_request_assignees_chat", "chat", "assignee"),
+)
+
+delegations_table = Table(
+    "interrupt_chat_delegations", metadata,
+    Column("person", String, primary_key=True),  # an owner= id
+    Column("delegate", String, nullable=False),
+    Column("until", DateTime(timezone=True), nullable=False),
+    Column("set_at", DateTime(timezone=True), nullable=False),
+    Index("interrupt_chat_delegations_delegate", "delegate"),
 )

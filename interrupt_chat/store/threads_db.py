@@ -113,7 +113,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table
+SCHEMA_VERSION = 4  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table; 4: people (requests)
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
 

@@ -137,12 +137,14 @@ class DecisionRecord:
         run_id: the run that raised the interrupt.
         interrupt_id: the interrupt ("" for a legacy one).
         reason: the interrupt's reason.
-        action: ``resolved``, ``cancelled``, ``rejected``, ``expired`` or ``dismissed``.
+        action: ``resolved``, ``cancelled``, ``rejected``, ``expired`` or ``dismissed``; with people also
+            ``approved-partly`` (one of several needed approvals), ``reassigned`` and ``escalated``.
         payload: the answer as sent, masked fields replaced by :data:`MASKED`.
         at: when it was recorded (aware, UTC).
         by: who or what decided: ``person`` (a card in the chat or the inbox), ``bulk``, ``policy``,
             ``link`` or ``expiry``.
-        detail: a policy's answer: ``{"tool", "rule", "policyId", "toolCallId"}`` (else None).
+        detail: a policy's answer: ``{"tool", "rule", "policyId", "toolCallId"}``; with people
+            ``{"actor", "onBehalfOf", "assignees"}`` (else None).
     """
 
     id: int
@@ -162,6 +164,16 @@ class DecisionRecord:
                "reason": self.reason, "action": self.action, "payload": self.payload, "at": self.at.isoformat(),
                "by": self.by}
         return {**out, "detail": self.detail} if self.detail else out
+
+    @property
+    def actor(self) -> str:
+        """Who decided, by ``owner=`` id (people: ``detail["actor"]``), else ""."""
+        return str((self.detail or {}).get("actor") or "")
+
+    @property
+    def on_behalf_of(self) -> str:
+        """The assignee a delegate decided for, else ""."""
+        return str((self.detail or {}).get("onBehalfOf") or "")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ async def decision_rows(chat: ChatLike) -> list[dict[str, str]]:
     return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "", "by": r.by,
              "at": r.at.strftime("%Y-%m-%d %H:%M:%S"),
              "payload": short_text(json.dumps(r.payload, ensure_ascii=False), 160) if r.payload is not None else "",
+             "actor": short_text(r.actor, 128), "on_behalf_of": short_text(r.on_behalf_of, 128),
              **policy_detail(r.detail)}
             for r in records if not (hidden and r.run_id in hidden)]
 
