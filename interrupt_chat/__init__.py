@@ -32,18 +32,24 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.threads import audit_trail, thread_list
     from .components.tool_wait import ToolCall
     from .model.files import Attachments
+    from .model.people import ANONYMOUS, Escalation, People, Person, Request
     from .model.reasons import for_reasons
     from .tab.endpoint import set_default_agent_url
     from .tab.tools import FrontendToolState
     from .workers.emit_tuning import tune_emit
     from .workers.gc_tuning import tune_gc
 
-__all__ = ["Attachments", "Chat", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
+__all__ = ["ANONYMOUS", "Attachments", "Chat", "Escalation", "People", "Person", "Request", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
            "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "for_reasons",
            "policy_list", "set_default_agent_url", "thread_list", "tune_emit", "tune_gc"]
 
 _LAZY = {
     "Attachments": "interrupt_chat.model.files",
+    "ANONYMOUS": "interrupt_chat.model.people",
+    "Escalation": "interrupt_chat.model.people",
+    "People": "interrupt_chat.model.people",
+    "Person": "interrupt_chat.model.people",
+    "Request": "interrupt_chat.model.people",
     "Chat": "interrupt_chat.components.declaration",
     "ChatState": "interrupt_chat.assembly.state",
     "InterruptState": "interrupt_chat.assembly.state",

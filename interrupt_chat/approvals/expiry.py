@@ -58,10 +58,18 @@ def _candidates(db: ThreadDB, names: list[str]) -> list[tuple[str, str]]:
     return [(row[0], row[1]) for row in rows]
 
 
-async def sweep() -> int:
-    """One pass: send every set of these chats whose last open interrupt expired. Returns how many were sent."""
-    from . import headless  # it answers through the chat's own path (which imports the driver, which starts this)
+def _swept() -> bool:
+    """Whether a chat needs the sweeper: one that sends expired sets, or one with people (reminders, escalation)."""
+    return bool(_chats()) or any(getattr(cls, "people", None) is not None for cls in list(hooks.CHATS.values()))
 
+
+async def sweep() -> int:
+    """One pass: reminders and escalations due (people), then every set of these chats whose last open
+    interrupt expired. Returns how many sets were sent."""
+    from . import headless  # it answers through the chat's own path (which imports the driver, which starts this)
+    from .people.sweep import remind
+
+    await remind()
     chats, db = _chats(), persistence.database()
     if not chats or db is None:
         return 0
@@ -134,6 +142,6 @@ def ensure_running() -> None:
         return
     if _task is not None and not _task.done() and _task.get_loop() is loop:
         return
-    if _chats():
+    if _swept():
         _task = loop.create_task(expiry_sweeper(), name="interrupt_chat.approvals.expiry",
                                  context=runs.detached_context())

@@ -15,6 +15,7 @@ from ..tab import driver, live, persistence, routing, trail
 from ..workers import sync
 from . import rule_answers
 from .inbox import fill
+from .people.core import PEOPLE_NOTICE
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -31,6 +32,10 @@ async def follow(chat: ChatLike, notice: Notice) -> routing.HandlerCall | None:
     call = None
     if notice.thread_id == rule_answers.POLICY_NOTICE:  # the owner's rules changed, not a thread
         await rule_answers.relist(chat)
+        return None
+    if notice.thread_id == PEOPLE_NOTICE:  # a request assigned to this person changed (someone else's thread)
+        if chat._inbox_shown:
+            await fill(chat)
         return None
     mine = chat._sessions.get(notice.thread_id)
     if mine is not None and mine.running:

@@ -67,6 +67,8 @@ async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb:
             audit.by = by
             if by == "expiry" and audit.action == "cancelled":
                 audit.action = "expired"
+            if by == "expiry" and audit.detail:  # nobody decided it: no actor
+                audit.detail = {k: v for k, v in audit.detail.items() if k not in ("actor", "onBehalfOf")}
         session = chat._sessions[thread_id]
     finally:
         persistence.FORCED_OWNER.reset(forced)

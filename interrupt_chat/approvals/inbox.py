@@ -39,9 +39,12 @@ from ..tab import driver, persistence, routing
 from ..tab.answers import conclude, record
 from . import rule_answers
 from .bulk import decide_all, item_key
+from .people import deciding as people_deciding
+from .people import listing as people_listing
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, StateLike
+    from ..store.requests import RequestRow
 
 __all__ = ["MAX_SELECTED", "PAGE_SIZE", "InboxHandlers", "answer", "approve_edited", "bulk_decide", "fill", "load",
            "remember", "submit_form"]
@@ -105,14 +108,21 @@ async def fill(chat: ChatLike) -> None:
     """
     chat_cls = _chat(chat)
     waiting = await _waiting(chat, chat_cls)
+    team = await people_listing.listing(chat)  # a chat with people: the scope, and others' requests I decide
+    foreign = await _foreign(chat, chat_cls, team.foreign) if team is not None else []
+    chat._inbox_foreign = {w.thread_id: asker for asker, w in foreign}
+    assigned = {(r.thread_id, r.interrupt_id) for r in team.foreign} if team is not None else set()
+    waiting += [w for _asker, w in foreign]
     rows = {row.thread_id: row for row in waiting}
     now = datetime.now(UTC)
     cards: list[Card] = []
     tools: list[InboxToolRow] = []
     for row in waiting:
+        theirs = row.thread_id in chat._inbox_foreign
         cards += [dataclasses.replace(c, thread_id=row.thread_id, thread_title=row.title, raised=row.raised,
-                                      key=item_key(row.thread_id, c.id)) for c in row.built.stubs]
-        tools += [InboxToolRow(row.thread_id, row.title, row.raised, *tool) for tool in row.built.tools]
+                                      key=item_key(row.thread_id, c.id)) for c in row.built.stubs
+                  if ((row.thread_id, c.id) in assigned if theirs else team is None or team.shows_own(chat, c))]
+        tools += [InboxToolRow(row.thread_id, row.title, row.raised, *tool) for tool in row.built.tools if not theirs]
     chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
     chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})
     listed: list[Card | InboxToolRow] = [*queue.arrange(cards, chat.inbox_sort, chat.inbox_reason, chat.inbox_tool),
@@ -123,7 +133,10 @@ async def fill(chat: ChatLike) -> None:
     shown = listed[chat.inbox_page * PAGE_SIZE:(chat.inbox_page + 1) * PAGE_SIZE]
     page_cards = [refresh_expiry(_whole(chat_cls, rows[c.thread_id], c), now)
                   for c in shown if isinstance(c, Card)]
-    sets, taken = await _custom_sets(chat, chat_cls, rows, page_cards)
+    if team is not None:
+        page_cards = [await team.seen(chat, c, c.thread_id in chat._inbox_foreign) for c in page_cards]
+    sets, taken = await _custom_sets(chat, chat_cls, rows, [c for c in page_cards
+                                                            if c.thread_id not in chat._inbox_foreign])
     page_cards = [c for c in page_cards if c.thread_id not in taken]
     # a custom slot's requests are rows too: selected, counted and bulk-answered like the cards (not answered ones)
     selectable = [*page_cards, *(c for e in sets for c in e.cards if not c.answered)]
@@ -172,6 +185,35 @@ async def _waiting(chat: ChatLike, chat_cls: type[ChatLike]) -> list[_Waiting]:
             title = next((m.content[:60] for m in session.transcript.messages if m.role == "user"), "New chat")
             rows.append(_Waiting(thread_id, title, "", await _of_session(chat_cls, owner, session)))
     return rows
+
+
+async def _foreign(chat: ChatLike, chat_cls: type[ChatLike], assigned: list[RequestRow]
+                   ) -> list[tuple[str, _Waiting]]:
+    """Other people's threads with a request assigned to this person: (the asker's key, the waiting thread)."""
+    db = persistence.database()
+    threads: dict[str, dict[str, RequestRow]] = {}
+    for row in assigned:
+        threads.setdefault(row.owner, {}).setdefault(row.thread_id, row)
+    out: list[tuple[str, _Waiting]] = []
+    if db is None or team_people(chat_cls) is None:
+        return out
+    try:
+        for asker, first in threads.items():
+            for body in await persistence.db_read(store_inbox.waiting_bodies, db, asker, list(first)):
+                built = await _from_body(chat_cls, asker, body)
+                row = first[body.thread_id]
+                if built is not None and built.pending is not None and built.pending.run_id == row.run_id:
+                    title = f"{team_people(chat_cls).name(row.asker) if row.asker else 'Someone'}: " \
+                            f"{row.tool or row.reason or 'a request'}"
+                    out.append((asker, _Waiting(body.thread_id, title, _minutes(row.surfaced_at), built)))
+    except ThreadDBError as exc:
+        persistence.unavailable(chat, exc)
+    return out
+
+
+def team_people(chat_cls: Any) -> Any:
+    """The chat's people (None without)."""
+    return getattr(chat_cls, "people", None)
 
 
 def _mine(sessions: dict[str, AgentSession], head: store_inbox.WaitingHead) -> bool:
@@ -278,6 +320,19 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_i
     newest set); a thread it did not show answers nothing. The thread must be one of the owner's
     (ids come from the page).
     """
+    async with state:
+        chat = await driver.ready(state, chat_cls)
+        asker = chat._inbox_foreign.get(thread_id) if not chat.signed_out else None
+    if asker is not None:  # someone else's request, assigned to this person (people)
+        refusal = await people_deciding.as_assignee(chat, chat_cls, asker, thread_id, str(interrupt_id or ""),
+                                                    run_id, verb, payload)
+        payload = None  # S23
+        async with state:
+            chat = await driver.ready(state, chat_cls)
+            await fill(chat)
+            if refusal:
+                _card_error(chat, thread_id, str(interrupt_id or ""), refusal)
+        return
     async with state:
         chat = await driver.ready(state, chat_cls)
         copy = await persistence.load_thread(chat, thread_id)
@@ -416,6 +471,7 @@ class InboxHandlers(rx.State, mixin=True):
     inbox_selectable: list[str] = []  # the keys "Select all" takes: the shown page's cards and custom slots' requests
     _inbox_listed: dict[str, Card] = {}  # the requests listed, and the selected ones listed before
     _inbox_runs: dict[str, str] = {}  # thread id -> the run of the set its shown row belongs to
+    _inbox_foreign: dict[str, str] = {}  # thread id -> its asker's key: others' requests assigned to me (people)
     inbox_bulk_verb: str = ""  # approve | reject while the confirmation is open
     inbox_bulk: dict[str, Any] = {}  # the last bulk action's result: done, skipped, lines
 

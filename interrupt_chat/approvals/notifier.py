@@ -9,7 +9,8 @@ Two receivers, either or both:
   :func:`verify`). Without a secret nothing is posted (and that is logged once).
 
 Events: ``pending`` (an interrupt or a frontend-tool call waits for the person), ``decided`` (it
-was answered), ``expired``. A notification (:func:`notification`) names the request and never
+was answered), ``expired``; with people (``Chat(people=...)``) also ``assigned`` (a request waits for
+its ``assignees``), ``reminder`` and ``escalated``. A notification (:func:`notification`) names the request and never
 carries an answer's payload, a masked value, a header, a secret or the person's identity key: its
 ``owner`` is the app's user id for a chat with ``owner=fn``, else ``anon-`` and an opaque HMAC of
 the key (:func:`interrupt_chat.approvals.links.public_person`). Its ``id`` is stable, for the
@@ -55,7 +56,7 @@ WEBHOOK_URL_ENV = "INTERRUPT_CHAT_WEBHOOK_URL"
 WEBHOOK_SECRET_ENV = "INTERRUPT_CHAT_WEBHOOK_SECRET"
 SIGNATURE_HEADER = "X-Interrupt-Chat-Signature"
 TIMESTAMP_HEADER = "X-Interrupt-Chat-Timestamp"
-EVENTS = ("pending", "decided", "expired")
+EVENTS = ("pending", "decided", "expired", "assigned", "reminder", "escalated")  # the last three: people
 MAX_ATTEMPTS = 6  # 1 + 5 retries, 2, 4, 8, 16, 32 s apart
 BACKOFF_SECONDS = 2.0
 POST_TIMEOUT = 10.0
@@ -85,8 +86,10 @@ def verify(secret: str, timestamp: str, body: bytes, signature: str, *, toleranc
 
 def notification(event: str, owner_key: str, thread_id: str, *, run_id: str = "", interrupt_id: str = "",
                  reason: str = "", message: str = "", tool: str = "", tool_call_id: str = "",
-                 expires_at: str = "", decide_url: str = "") -> dict[str, Any]:
+                 expires_at: str = "", decide_url: str = "", assignees: list[str] | None = None) -> dict[str, Any]:
     """One notification's body (only these fields: never a payload, a masked value, a header or a secret).
+
+    ``assignees`` (``assigned``, ``reminder``, ``escalated``): the person ids and ``role:<name>`` it waits for.
 
     ``owner`` is :func:`~interrupt_chat.approvals.links.public_person` of ``owner_key``, never the key itself (an
     anonymous visitor's key is their browser's secret); the ``id`` hashes only what the body shows.
@@ -96,9 +99,10 @@ def notification(event: str, owner_key: str, thread_id: str, *, run_id: str = ""
     if event not in EVENTS:
         raise ValueError(f"unknown notification event {event!r}")
     request, person = interrupt_id or tool_call_id, public_person(owner_key)
-    stable = hashlib.sha256(json.dumps([event, person, _chat_of(owner_key), thread_id, run_id,
-                                        request]).encode()).hexdigest()[:32]
-    return {"id": stable, "event": event, "owner": person, "thread_id": thread_id,
+    stable = hashlib.sha256(json.dumps([event, person, _chat_of(owner_key), thread_id, run_id, request,
+                                        *([assignees] if assignees is not None else [])]).encode()).hexdigest()[:32]
+    extra = {"assignees": list(assignees)} if assignees is not None else {}
+    return {**extra, "id": stable, "event": event, "owner": person, "thread_id": thread_id,
             "interrupt_id": interrupt_id, "tool_call_id": tool_call_id, "reason": reason,
             "message": message[:MESSAGE_CHARS], "tool": tool, "expires_at": expires_at,
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "decide_url": decide_url}

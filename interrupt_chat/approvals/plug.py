@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..tab import hooks, server_secret
 from ..workers import sync
 from . import expiry, follow, missing_pages, notifier, rule_answers
+from .people import assign as people_assign
+from .people import deciding as people_deciding
+from .people import rows as people_rows
+from .people import views as people_views
 
 if TYPE_CHECKING:
     from ..agui import AgentSession
@@ -26,11 +31,14 @@ class Approvals:
         missing_pages.check(chat_cls)
 
     async def rules_for(self, owner: str, session: AgentSession) -> Any:
-        """The owner's rules for the pending set (P2)."""
-        return await rule_answers.rules_for(owner, session)
+        """The set's routing between people is stored (before any card is drawn); the owner's rules (P2)."""
+        routed = people_assign.routed(await people_assign.surfaced(owner, session))
+        return _Rules(await rule_answers.rules_for(owner, session), routed)
 
     async def apply_rules(self, chat: ChatLike, session: AgentSession, rules: Any) -> Outcome | None:
-        """The rules answer what they cover before any card is drawn."""
+        """The rules answer what they cover before any card is drawn (never a request routed to others)."""
+        if isinstance(rules, _Rules):
+            return await rule_answers.apply(chat, session, rules.rules, rules.routed)
         return await rule_answers.apply(chat, session, rules)
 
     def rule_rows(self, audits: Sequence[Any]) -> list[dict[str, str]]:
@@ -44,7 +52,8 @@ class Approvals:
             await notifier.emit(owner, notifier.requests_of("pending", owner, session))
 
     async def decided(self, owner: str, audits: Sequence[Any]) -> None:
-        """``decided`` / ``expired`` notifications."""
+        """``decided`` / ``expired`` notifications; the people's requests they decided are closed."""
+        await people_rows.closed(owner, audits)
         if notifier.wanted(owner):
             await server_secret.ready()
             await notifier.emit(owner, notifier.decisions(owner, audits))
@@ -54,6 +63,24 @@ class Approvals:
         await server_secret.ready()
         await notifier.emit(owner, [notifier.notification("decided", owner, thread_id, tool=tool,
                                                           tool_call_id=tool_call_id)])
+
+
+    async def gate(self, chat: ChatLike, session: AgentSession, verb: str, payload: Any,
+                   interrupt_id: str | None) -> hooks.Gate:
+        """People: whoever may not decide a request is refused; an approval short of the count is counted."""
+        return await people_deciding.gate(chat, session, verb, payload, interrupt_id)
+
+    async def annotate(self, chat: ChatLike, session: AgentSession, cards: list[Any]) -> list[Any]:
+        """People: who each card waits for, and whether the viewer may decide it."""
+        return await people_views.annotate(chat, session, cards)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The owner's rules, and the requests they must not answer (routed to other people)."""
+
+    rules: Any
+    routed: set[str]
 
 
 def install() -> None:

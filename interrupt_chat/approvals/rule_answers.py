@@ -65,8 +65,12 @@ MAX_RULE_RESUMES = 5  # resumes in a row that rules alone start; then a person l
 _streaks: weakref.WeakKeyDictionary[AgentSession, int] = weakref.WeakKeyDictionary()
 
 
-async def apply(chat: ChatLike, session: AgentSession, rules: list[policies.Rule]) -> answers.Outcome | None:
+async def apply(chat: ChatLike, session: AgentSession, rules: list[policies.Rule],
+                skip: set[str] | frozenset[str] = frozenset()) -> answers.Outcome | None:
     """Inside the lock: answer what ``rules`` cover; the outcome (its resume, if the set is complete) or None.
+
+    ``skip``: requests the owner's rules do not speak for (assigned to other people, or needing
+    more approvals than the owner's).
 
     After :data:`MAX_RULE_RESUMES` resumes in a row started by rules alone, the next set is left to
     the person (its cards are drawn), and the count starts again.
@@ -79,6 +83,7 @@ async def apply(chat: ChatLike, session: AgentSession, rules: list[policies.Rule
         return None
     covered = policies.answers_for(tracker.pending, tracker.answers, session.transcript, rules, session.thread_id,
                                    policies.remember_fn(chat.__class__.remember), tracker.now())
+    covered = [found for found in covered if found.interrupt_id not in skip]
     audits: list[persistence.Audit] = []
     for found in covered:
         outcome = await answers.decide(chat, session, "resolve", found.payload, found.interrupt_id,

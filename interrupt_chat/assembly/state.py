@@ -15,6 +15,7 @@ from .. import approvals
 from ..agui import AgentClient, AgentSession
 from ..approvals import rule_answers
 from ..approvals.inbox import InboxHandlers
+from ..approvals.people.handlers import PeopleHandlers
 from ..model.cards import Card
 from ..model.protocols import JSON
 from ..store.threads_db import ThreadSummary
@@ -102,7 +103,7 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers,
+class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.PolicyHandlers, FeedbackHandlers,
                 branching.BranchHandlers, attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers,
                 paging.HistoryHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""
@@ -140,6 +141,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, 
     notify_fn: ClassVar[Callable[[dict[str, Any]], Any] | None] = None  # Chat(notify=...): notifications (notifier.py)
     on_expiry: ClassVar[str] = ""  # Chat(on_expiry="cancel"): the backend sends a set whose last interrupt expired
     decide_requires_owner: ClassVar[bool] = False  # Chat(decide_requires_owner=True): links need the owner's login
+    people: ClassVar[Any] = None  # Chat(people=ic.People(...)): who decides what (approvals/people)
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):

@@ -24,6 +24,7 @@ import reflex as rx
 from ..assembly.registry import Headers
 from ..assembly.state import ChatState, InterruptState
 from ..model.files import Attachments
+from ..model.people import People
 from ..model.policies import RememberFn
 from ..tab.tools import FrontendToolState
 from .chat import OwnerFn, RenderFn, chat_state, chat_view
@@ -75,6 +76,8 @@ class Chat:
             ``{owner, thread_id, message_id, rating ("up", "down" or None when taken back), comment}``.
         attachments: what the composer takes (``ic.Attachments``: types, sizes, count, file hosting);
             default: images, PDF and plain text, 10 MB a file, 20 MB a message, 10 files.
+        people: ``ic.People``: who the app's people are and who must decide each request
+            (docs/guides/people.md). Needs ``owner=`` (people are named by its ids).
     """
 
     def __init__(self, agent_url: str | None = None,
@@ -84,13 +87,18 @@ class Chat:
                  tool_renderers: ToolRenderers | None = None, name: str | None = None,
                  notify: NotifyFn | None = None, on_expiry: str | None = None,
                  decide_requires_owner: bool | None = None, remember: Remember | None = None,
-                 on_feedback: NotifyFn | None = None, attachments: Attachments | None = None) -> None:
+                 on_feedback: NotifyFn | None = None, attachments: Attachments | None = None,
+                 people: People | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
         check_chat(tool_renderers=tool_renderers, notify=notify, decide_requires_owner=decide_requires_owner,
                    remember=remember, on_feedback=on_feedback, attachments=attachments)
         check_state_args(agent_url, interrupts, headers, owner, tools, name)
+        if people is not None and not isinstance(people, People):
+            raise TypeError(f"people must be an ic.People(...), not {type(people).__name__}")
+        if people is not None and owner is None:
+            raise ValueError("people=... names people by the owner= function's ids: give owner= too")
         self.interrupts = list(interrupts or [])
         self.tool_renderers = dict(tool_renderers or {})
         self.name = name
@@ -101,6 +109,7 @@ class Chat:
         _option(self.state, "remember", remember)
         _option(self.state, "on_feedback_fn", on_feedback)
         _option(self.state, "attachment_limits", attachments)
+        _option(self.state, "people", people)
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
                                 **{config.get_full_name(): render for config, render in self.interrupts}}

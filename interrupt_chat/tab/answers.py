@@ -22,7 +22,7 @@ from ..model.cards import steps_answer
 from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
 from ..model.requests import about
 from ..workers.proxy_reads import tab_token
-from . import claims, driver, persistence, routing, trail
+from . import claims, driver, hooks, persistence, routing, trail
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
@@ -111,9 +111,17 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
         if fresh.busy or session.running or not expects(session.tracker.pending):
             chat.notice, moved = ANSWERED_ELSEWHERE, True
             return None
+        gate = await hooks.beyond.gate(chat, session, verb, payload, interrupt_id)  # people: who may, and counts
+        if gate.refusal:
+            card_error(interrupt_id or "", gate.refusal)
+            return None
+        if gate.handled:  # an approval counted towards the ones needed: nothing resumes yet
+            return None
         outcome = await decide(chat, session, verb, payload, interrupt_id, card_error)
         if outcome is None:
             return None
+        for audit in outcome.audits if gate.detail else ():
+            audit.detail = {**(audit.detail or {}), **gate.detail}
 
         async def lost() -> None:  # another tab wrote first: the answer goes again, on top of theirs
             nonlocal moved

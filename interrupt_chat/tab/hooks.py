@@ -10,6 +10,7 @@ and in a program that uses the chat alone, nothing beyond the tab happens.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -17,9 +18,18 @@ if TYPE_CHECKING:
     from ..model.protocols import ChatLike
     from .answers import Outcome
 
-__all__ = ["CHATS", "Beyond", "beyond", "install"]
+__all__ = ["CHATS", "Beyond", "Gate", "beyond", "install"]
 
 CHATS: dict[str, type] = {}  # the concrete chat state classes by class name (the assembly's registry fills it)
+
+
+@dataclass
+class Gate:
+    """What the approvals say of an answer before it is claimed: refused, counted (``handled``), or go on."""
+
+    refusal: str = ""
+    handled: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)  # stamped on the answer's audit entries (actor, …)
 
 
 class Beyond(Protocol):
@@ -46,6 +56,13 @@ class Beyond(Protocol):
     async def tool_answered(self, owner: str, thread_id: str, tool: str, tool_call_id: str) -> None:
         """A frontend tool call got its result: notify (``decided``)."""
 
+    async def gate(self, chat: ChatLike, session: AgentSession, verb: str, payload: Any,
+                   interrupt_id: str | None) -> Gate:
+        """Before an answer is claimed (inside the lock): may this person give it (people, two-person rule)?"""
+
+    async def annotate(self, chat: ChatLike, session: AgentSession, cards: list[Any]) -> list[Any]:
+        """The cards as the viewer sees them: who they wait for, whether the viewer may decide (people)."""
+
 
 class _Nothing:
     """No approvals beyond the tab: no rules, no notifications."""
@@ -70,6 +87,13 @@ class _Nothing:
 
     async def tool_answered(self, owner: str, thread_id: str, tool: str, tool_call_id: str) -> None:
         return None
+
+    async def gate(self, chat: ChatLike, session: AgentSession, verb: str, payload: Any,
+                   interrupt_id: str | None) -> Gate:
+        return Gate()
+
+    async def annotate(self, chat: ChatLike, session: AgentSession, cards: list[Any]) -> list[Any]:
+        return cards
 
 
 beyond: Beyond = _Nothing()

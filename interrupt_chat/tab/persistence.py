@@ -24,6 +24,7 @@ import reflex as rx
 from reflex.utils.format import to_snake_case
 
 from ..agui import AgentSession, Pending, is_expired
+from ..model.people import ANONYMOUS
 from ..model.requests import about
 from ..store import pools
 from ..store.branches import BranchWrite
@@ -165,6 +166,8 @@ async def owner_of(chat: ChatLike) -> str:
     owner = fn(chat) if fn is not None else chat.owner()
     if inspect.isawaitable(owner):
         owner = await owner
+    if owner is ANONYMOUS:  # the app's login has nobody: this tab's browser identity (as without owner=)
+        owner = person
     if not owner:
         return ""
     key = f"{owner}|{chat.get_full_name()}"

@@ -18,6 +18,7 @@ from ..agui import AgentSession, Pending
 from ..model.cards import build_cards, refresh_expiry
 from ..model.policies import remember_fn
 from ..workers.proxy_reads import tab_token
+from . import hooks
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
@@ -69,9 +70,9 @@ async def route(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
         new = not (config.active and config.event == props["event"] and config.interrupts == props["interrupts"])
         config.active, config.event = True, props["event"]
         config.interrupt, config.interrupts = props["interrupt"], props["interrupts"]
-        config.cards = build_cards(pending, session.tracker, session.transcript, await _by_policy(state, chat_cls,
-                                                                                                 session),
-                                   remember_fn(chat_cls.remember))
+        cards = build_cards(pending, session.tracker, session.transcript, await _by_policy(state, chat_cls, session),
+                            remember_fn(chat_cls.remember))
+        config.cards = await hooks.beyond.annotate(await chat_of(state, chat_cls), session, cards)  # people
         config.submitting = session.tracker.sealed
         if new and not keep_result:  # S17: once per surfaced set, not per re-render
             config.result = None

@@ -45,7 +45,8 @@ def owner_hash(owner_key: str) -> str:
 def public_person(owner_key: str, chat_cls: Any = None) -> str:
     """How a person is named outside the server (notifications, webhooks, ``on_feedback``): never their key.
 
-    A chat with ``owner=fn`` names people by the app's own user id (the owner part of the key);
+    A chat with ``owner=fn`` names people by the app's own user id (the owner part of the key),
+    unless it has the form of a browser identity (22 URL-safe characters: what ``ic.ANONYMOUS`` gives);
     an anonymous visitor, whose key is their browser's secret, is ``anon-`` and an HMAC of it
     under the server secret: stable while the secret is, and useless for signing in.
 
@@ -61,11 +62,17 @@ def public_person(owner_key: str, chat_cls: Any = None) -> str:
             chat_cls = rx.State.get_class_substate(chat)
         except ValueError:
             chat_cls = None
-    if chat_cls is not None and getattr(chat_cls, "owner_fn", None) is not None:
+    if chat_cls is not None and getattr(chat_cls, "owner_fn", None) is not None and not _browser_like(owner):
         return owner
     return ANONYMOUS_PREFIX + keyed("person", owner)
 
 
+def _browser_like(owner: str) -> bool:
+    """An id of the form of a browser's anonymous identity (``owner=fn`` gave ``ic.ANONYMOUS``): never shown."""
+    return len(owner) == BROWSER_ID_CHARS and all(c.isascii() and (c.isalnum() or c in "-_") for c in owner)
+
+
+BROWSER_ID_CHARS = 22  # a browser identity: 128 random bits, URL-safe base64 (tab/identity.issue)
 _process_secret = secrets.token_hex(32)  # without a database and without INTERRUPT_CHAT_SECRET: this process's
 
 

@@ -1,0 +1,55 @@
+"""The cards as a viewer sees them: who a request waits for, its approvals so far, and whether they may decide."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ...model.cards import Card
+from ...store import requests as store
+from ...store.threads_db import ThreadDBError
+from ...tab import persistence
+from . import core
+
+if TYPE_CHECKING:
+    from ...agui import AgentSession
+    from ...model.people import People
+    from ...model.protocols import ChatLike
+    from ...store.requests import RequestRow
+
+__all__ = ["annotate", "seen_by"]
+
+
+async def annotate(chat: ChatLike, session: AgentSession, cards: list[Card]) -> list[Card]:
+    """The asker's own cards (in the chat and the inbox), with who each waits for."""
+    people = core.people_of(type(chat))
+    pending = session.tracker.pending
+    db = persistence.database()
+    if people is None or not cards:
+        return cards
+    rows: dict[str, RequestRow] = {}
+    if db is not None and chat._owner_key and pending is not None and pending.kind == "standard":
+        try:
+            rows = await persistence.db_read(store.of_thread, db, chat._owner_key, session.thread_id,
+                                             pending.run_id or "")
+        except ThreadDBError:
+            rows = {}
+    return [await seen_by(people, chat, card, rows.get(card.id)) for card in cards]
+
+
+async def seen_by(people: People, chat: ChatLike, card: Card, row: RequestRow | None, *,
+                  foreign: bool = False) -> Card:
+    """One card as the person of ``chat`` sees it (``foreign``: someone else's request, in their inbox)."""
+    person = core.person_of(chat._owner_key)
+    own = core.public(chat._owner_key, type(chat)) if people.person(person) is not None else ""
+    if row is None or row.state != "open":
+        return dataclasses.replace(card, routed=True, assignee=own, assignee_names=people.name(own) if own else "",
+                                   can_decide=True)
+    if foreign:
+        may = await core.decider(people, person, row) is not None
+    else:
+        may = not row.assignees or row.assignees == [row.asker] or await core.decider(people, person, row) is not None
+    return dataclasses.replace(
+        card, routed=True, assignee=" ".join(row.assignees), assignee_names=core.names(people, row.assignees),
+        can_decide=may, need=row.need, have=len(row.approvals), approvers=core.names(people, row.approvers),
+        reassignable=may and person != row.asker, asker=people.name(row.asker) if foreign and row.asker else "")

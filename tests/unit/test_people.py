@@ -1,0 +1,271 @@
+"""Approvals between people (issue 41, §6.2): assignment, the two-person rule, reassignment, delegation,
+reminders and escalation, and who may see or decide what, driven through the chat state's handlers.
+
+Each person is a tab (a fresh ``rx.State()`` tree) of one chat declared with ``people=`` and an
+``owner=`` function, against the demo agent on loopback, sharing one SQLite thread database. The
+asker is alice (role staff); bob and dave hold role finance; carol holds role managers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import reflex as rx
+from reflex.istate.data import SessionData
+from sqlalchemy import update
+
+from interrupt_chat.approvals.people import sweep
+from interrupt_chat.assembly.registry import new_chat_state
+from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.people import Escalation, People, Person
+from interrupt_chat.store import requests as store
+from interrupt_chat.store.schema import requests_table
+from interrupt_chat.store.threads_db import ThreadDB
+from interrupt_chat.tab import identity
+from tests.unit.agents import serve_in_thread
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+
+pytestmark = pytest.mark.loopback
+
+NEED = {"count": 1}
+TEAM = People(
+    [Person("alice", "Alice", roles=("staff",)), Person("bob", "Bob", roles=("finance",)),
+     Person("dave", "Dave", roles=("finance",)), Person("carol", "Carol", roles=("managers",))],
+    assign=lambda r: ["role:finance"] if r.tool == "delete_files" and r.asker else [],
+    approvals=lambda r: NEED["count"] if r.tool == "delete_files" else 1,
+    escalation=lambda r: Escalation(0.5, 0.8, ("role:managers",)) if r.tool == "delete_files" else None,
+)
+_PERSON: dict[str, str] = {}  # tab token -> the app's login
+
+
+def _login(chat: Any) -> str | None:
+    return _PERSON.get(chat.router.session.client_token) or None
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.0)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+@pytest.fixture(scope="module")
+def chat_cls(agent) -> type[ChatState]:
+    cls = new_chat_state("people-unit", agent_url=agent[0], configs=[], owner=_login)
+    cls.people = TEAM
+    return cls
+
+
+@pytest.fixture(autouse=True)
+def one_approval() -> Iterator[None]:
+    NEED["count"] = 1
+    yield
+    NEED["count"] = 1
+
+
+class Tab:
+    """One browser tab of one person."""
+
+    count = 0
+
+    def __init__(self, cls: type[ChatState], person: str) -> None:
+        Tab.count += 1
+        self.cls, self.token = cls, f"people-tab-{Tab.count}-{time.monotonic_ns()}"
+        self.root = rx.State()
+        self.root.rx_router_session = SessionData(client_token=self.token, client_ip="", session_id=self.token)
+        self.chat: ChatState = self.root.get_substate(cls.get_full_name().split("."))
+        identity.bind(self.token, f"browser-{person}-{Tab.count}")
+        _PERSON[self.token] = person
+
+    async def load(self) -> Tab:
+        await self.cls.on_load_chat.fn(self.chat)
+        return self
+
+    async def inbox(self, scope: str = "mine") -> list[Any]:
+        if scope != self.chat.inbox_scope:
+            await self.cls.inbox_set_scope.fn(self.chat, scope)
+        await self.cls.load_inbox.fn(self.chat)
+        return self.chat.inbox
+
+    def card(self) -> Any:
+        config = self.chat.get_substate([self.cls.default_config.get_name()])  # type: ignore[union-attr]
+        return config.cards[0] if config.cards else None
+
+    async def approve(self, card: Any) -> None:
+        await self.cls.inbox_resolve.fn(self.chat, card.thread_id, {"approved": True}, card.id, card.run_id)
+
+    async def reject(self, card: Any) -> None:
+        await self.cls.inbox_resolve.fn(self.chat, card.thread_id, {"approved": False}, card.id, card.run_id)
+
+
+async def _ask(cls: type[ChatState]) -> Tab:
+    alice = await Tab(cls, "alice").load()
+    await cls.send.fn(alice.chat, {"text": "approval"})
+    assert alice.chat.status == "interrupted"
+    return alice
+
+
+def _resumes(store_: DemoStore, thread_id: str) -> list[dict[str, Any]]:
+    return [r for r in store_.records(thread_id) if r.get("resume")]
+
+
+async def _settle(store_: DemoStore, thread_id: str, count: int) -> list[dict[str, Any]]:
+    for _ in range(200):
+        if len(_resumes(store_, thread_id)) >= count:
+            break
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)
+    return _resumes(store_, thread_id)
+
+
+def _actions(db: ThreadDB, owner: str, thread_id: str) -> list[tuple[str, str, str]]:
+    return [(d.action, d.actor, d.on_behalf_of) for d in db.decisions(owner, thread_id)]
+
+
+async def test_a_request_for_finance_is_read_only_for_its_asker_and_in_finance_inboxes(chat_cls):
+    alice = await _ask(chat_cls)
+    card = alice.card()
+    assert card.routed and not card.can_decide and card.assignee == "role:finance" and card.assignee_names == "finance"
+    await chat_cls.get_substate if False else None  # noqa: B018 - (keeps the linter quiet about unused names)
+    bob, carol = await Tab(chat_cls, "bob").load(), await Tab(chat_cls, "carol").load()
+    listed = await bob.inbox()
+    assert [(c.thread_id, c.id) for c in listed] == [(alice.chat.thread_id, card.id)]
+    assert listed[0].can_decide and listed[0].asker == "Alice" and listed[0].reassignable
+    assert await carol.inbox() == []
+    assert await alice.inbox() == []  # mine: nothing assigned to alice
+    asked = await alice.inbox("asked")
+    assert [c.id for c in asked] == [card.id] and not asked[0].can_decide
+
+
+async def test_the_asker_cannot_approve_but_may_withdraw(chat_cls, agent, database):
+    alice = await _ask(chat_cls)
+    card = alice.card()
+    config_cls = chat_cls.default_config
+    config = alice.chat.get_substate([config_cls.get_name()])  # type: ignore[union-attr]
+    await config_cls.resolve.fn(config, {"approved": True}, card.id)  # type: ignore[union-attr]
+    assert _resumes(agent[1], alice.chat.thread_id) == []
+    assert "waits for finance" in alice.card().error
+    await config_cls.cancel.fn(config, card.id)  # type: ignore[union-attr]
+    resumes = await _settle(agent[1], alice.chat.thread_id, 1)
+    assert len(resumes) == 1
+    assert ("cancelled", "alice", "") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+
+
+async def test_two_approvals_resume_once_and_the_same_person_twice_counts_once(chat_cls, agent, database):
+    NEED["count"] = 2
+    alice = await _ask(chat_cls)
+    bob, dave = await Tab(chat_cls, "bob").load(), await Tab(chat_cls, "dave").load()
+    card = (await bob.inbox())[0]
+    await bob.approve(card)
+    await bob.approve(card)  # a second click of the same person changes nothing
+    assert _resumes(agent[1], alice.chat.thread_id) == []
+    await alice.load()
+    assert alice.card().have == 1 and alice.card().need == 2 and alice.card().approvers == "Bob"
+    dave_card = (await dave.inbox())[0]
+    assert dave_card.have == 1
+    bob2 = await Tab(chat_cls, "bob").load()
+    await asyncio.gather(dave.approve(dave_card), bob2.approve((await bob2.inbox())[0]))
+    resumes = await _settle(agent[1], alice.chat.thread_id, 1)
+    assert len(resumes) == 1
+    actions = _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    assert actions[0] == ("approved-partly", "bob", "") and ("resolved", "dave", "") in actions
+    assert [a for a in actions if a[0] == "approved-partly"] == [("approved-partly", "bob", "")]
+    assert await bob.inbox() == [] and await dave.inbox() == []
+
+
+async def test_one_rejection_rejects(chat_cls, agent, database):
+    NEED["count"] = 2
+    alice = await _ask(chat_cls)
+    bob = await Tab(chat_cls, "bob").load()
+    await bob.reject((await bob.inbox())[0])
+    resumes = await _settle(agent[1], alice.chat.thread_id, 1)
+    assert len(resumes) == 1
+    assert ("rejected", "bob", "") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+
+
+async def test_another_persons_ids_decide_nothing(chat_cls, agent):
+    alice = await _ask(chat_cls)
+    card = alice.card()
+    carol = await Tab(chat_cls, "carol").load()
+    await carol.inbox()
+    await chat_cls.inbox_resolve.fn(carol.chat, alice.chat.thread_id, {"approved": True}, card.id, card.run_id)
+    await chat_cls.inbox_reassign.fn(carol.chat, alice.chat.thread_id, card.id, "carol")
+    carol.chat._inbox_foreign = {alice.chat.thread_id: alice.chat._owner_key}  # even a forged map: checked again
+    await chat_cls.inbox_resolve.fn(carol.chat, alice.chat.thread_id, {"approved": True}, card.id, card.run_id)
+    await asyncio.sleep(0.2)
+    assert _resumes(agent[1], alice.chat.thread_id) == []
+    await alice.load()
+    assert alice.card().assignee == "role:finance"
+
+
+async def test_reassign_replaces_the_assignees_and_the_asker_follows(chat_cls, agent, database):
+    alice = await _ask(chat_cls)
+    bob, carol = await Tab(chat_cls, "bob").load(), await Tab(chat_cls, "carol").load()
+    card = (await bob.inbox())[0]
+    await chat_cls.inbox_reassign.fn(bob.chat, card.thread_id, card.id, "carol")
+    assert await bob.inbox() == []
+    moved = await carol.inbox()
+    assert [c.id for c in moved] == [card.id] and moved[0].assignee == "carol"
+    await alice.load()
+    assert alice.card().assignee == "carol"
+    await carol.approve(moved[0])
+    assert len(await _settle(agent[1], alice.chat.thread_id, 1)) == 1
+    actions = _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    assert actions[:2] == [("reassigned", "bob", ""), ("resolved", "carol", "")]
+
+
+async def test_a_delegate_decides_on_behalf_of_the_person_away(chat_cls, agent, database):
+    alice = await _ask(chat_cls)
+    bob = await Tab(chat_cls, "bob").load()
+    card = (await bob.inbox())[0]
+    await chat_cls.inbox_reassign.fn(bob.chat, card.thread_id, card.id, "bob")
+    until = (datetime.now(UTC) + timedelta(days=3)).strftime("%Y-%m-%d")
+    await chat_cls.delegate_save.fn(bob.chat, {"to": "carol", "until": until})
+    assert bob.chat.delegation["to"] == "carol" and bob.chat.people_error == ""
+    carol = await Tab(chat_cls, "carol").load()
+    listed = await carol.inbox()
+    assert [c.id for c in listed] == [card.id]
+    await carol.approve(listed[0])
+    assert len(await _settle(agent[1], alice.chat.thread_id, 1)) == 1
+    assert ("resolved", "carol", "bob") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    await chat_cls.delegate_save.fn(bob.chat, {"to": "bob", "until": until})
+    assert bob.chat.people_error  # not to oneself
+    await chat_cls.delegate_save.fn(bob.chat, {"to": "carol", "until": "1999-01-01"})
+    assert bob.chat.people_error  # not in the past
+    await chat_cls.delegate_clear.fn(bob.chat)
+    assert bob.chat.delegation == {}
+
+
+async def test_reminder_then_escalation_once_each(chat_cls, agent, database):
+    alice = await _ask(chat_cls)
+    owner, thread_id = alice.chat._owner_key, alice.chat.thread_id
+    rows = store.of_thread(database, owner, thread_id)
+    assert len(rows) == 1
+    row = next(iter(rows.values()))
+    past = datetime.now(UTC) - timedelta(seconds=1)
+    t = requests_table
+    with database._transaction("test", write=True) as conn:  # the request surfaced long ago
+        conn.execute(update(t).where(t.c.thread_id == thread_id).values(
+            remind_at=past, escalate_at=past, escalate_to=["role:managers"]))
+    assert await sweep.remind() == 2
+    assert await sweep.remind() == 0  # never twice
+    again = store.get(database, *row.key)
+    assert again is not None and again.reminded and again.escalated
+    assert again.assignees == ["role:finance", "role:managers"]
+    carol = await Tab(chat_cls, "carol").load()
+    assert [c.id for c in await carol.inbox()] == [row.interrupt_id]
+    assert ("escalated", "", "") in _actions(database, owner, thread_id)
+
+
+async def test_a_request_that_stays_with_its_asker_works_as_before(chat_cls, agent):
+    alice = await Tab(chat_cls, "alice").load()
+    await chat_cls.send.fn(alice.chat, {"text": "choice"})
+    card = alice.card()
+    assert card.can_decide and card.assignee == "alice" and card.need == 0
+    assert [c.id for c in await alice.inbox()] == [card.id]
