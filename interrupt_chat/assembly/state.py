@@ -15,6 +15,7 @@ from .. import approvals
 from ..agui import AgentClient, AgentSession
 from ..approvals import rule_answers
 from ..approvals.inbox import InboxHandlers
+from ..approvals.people.handlers import PeopleHandlers
 from ..model.cards import Card
 from ..model.protocols import JSON
 from ..store.threads_db import ThreadSummary
@@ -29,7 +30,6 @@ from ..tab.tools import FrontendToolState, ToolHandlers, attach
 from ..workers.load import read_pause
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
-
 
 approvals.install()  # the inbox, rules, links, notifications and expiry plug into the chat's hooks
 browser_identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
@@ -104,7 +104,7 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
 
 class ChatState(ThreadListHandlers, InboxHandlers, rule_answers.PolicyHandlers, FeedbackHandlers,
                 branching.BranchHandlers, attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers,
-                paging.HistoryHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
+                paging.HistoryHandlers, PeopleHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""
 
     status: str = "idle"  # idle | running | interrupted | error
