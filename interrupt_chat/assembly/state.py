@@ -31,7 +31,6 @@ from ..workers.load import read_pause
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
-
 approvals.install()  # the inbox, rules, links, notifications and expiry plug into the chat's hooks
 browser_identity.install()  # the anonymous identity on Reflex's socket (before the app serves a connection)
 install_hydrate()  # a reconnect's snapshot holds the restored thread (no flash of the defaults)

@@ -14,6 +14,7 @@ import reflex as rx
 from ..approvals.decide import IN_APP, INVALID, LOGIN, DecideState
 from ..model.cards import Card
 from .chat import STYLESHEET
+from .people import people_line
 
 __all__ = ["decide_page"]
 
@@ -39,6 +40,7 @@ def _open(app_path: str) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.heading(card.prompt, as_="h1", size="4", weight="medium"),
+            people_line(card),  # who it waits for, its approvals so far (§6.2)
             rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name), size="2")),
             rx.cond(card.edit_args != "", rx.el.pre(card.edit_args, class_name="ic-args")),
             rx.cond(card.plain, buttons, in_app),

@@ -21,6 +21,7 @@ from .behaviour import chat_behaviour
 from .chat import STYLESHEET
 from .interrupt_slot import SlotProps, interrupt_card
 from .notify import notify_toggle
+from .people import asked_by, inbox_people_bar, reassign
 
 __all__ = ["approvals_inbox"]
 
@@ -59,10 +60,11 @@ def _heading(state: type[ChatState], title: Any, reason: Any, raised: Any, threa
 
 
 def _row(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
-    """The request on one line: select, thread, reason, tool, its arguments, waiting since, expires in."""
+    """The request on one line: select (if it may be decided here), thread, reason, tool, arguments, since, expiry."""
+    select = rx.checkbox(checked=state.inbox_selected.contains(card.key), on_change=lambda _checked: state.inbox_toggle(
+        card.key), custom_attrs={"data-testid": "inbox-select", "aria-label": "Select: " + card.thread_title})
     return rx.box(
-        rx.checkbox(checked=state.inbox_selected.contains(card.key), on_change=lambda _checked: state.inbox_toggle(
-            card.key), custom_attrs={"data-testid": "inbox-select", "aria-label": "Select: " + card.thread_title}),
+        rx.cond(card.can_decide, select, rx.text.span()),  # a read-only request is not decided in bulk (§6.2)
         rx.text(card.thread_title, size="2", weight="medium", class_name="ic-row-title"),
         rx.badge(card.reason, size="1", variant="soft", color_scheme="gray", high_contrast=True),
         rx.cond(card.tool_name != "", rx.code(card.tool_name, size="1", high_contrast=True), rx.text("")),
@@ -84,7 +86,8 @@ def _item(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
     """One request: its row, then its card (the arguments and the editor unfold with "Details")."""
     return rx.box(
         _row(state, card, chat_path),
-        interrupt_card(_InboxActions(state, card), card),  # type: ignore[arg-type]  # duck-typed actions
+        interrupt_card(_InboxActions(state, card), card,  # type: ignore[arg-type]  # duck-typed actions
+                       aside=rx.fragment(asked_by(card), reassign(state, card))),
         class_name="ic-inbox-item",
         custom_attrs={"data-testid": "inbox-item", "data-thread-id": card.thread_id,
                       "data-interrupt-id": card.id, "data-reason": card.reason, "tabIndex": "0",
@@ -350,6 +353,7 @@ def approvals_inbox(state: type[ChatState] | Any, chat_path: str = "/",
     return rx.vstack(
         rx.el.link(rel="stylesheet", href=STYLESHEET),  # the cards' styles, as in the chat
         chat_behaviour(),  # skip links (docs/accessibility.md)
+        inbox_people_bar([s for s, _ in chats]),
         _toolbar([s for s, _ in chats]),
         _bulk_confirm([s for s, _ in chats]),
         _bulk_result([s for s, _ in chats]),

@@ -16,6 +16,7 @@ import reflex as rx
 from reflex.vars.base import Var, VarData
 
 from ..assembly.state import InterruptState
+from .people import people_line
 
 __all__ = ["SlotProps", "default_slot", "interrupt_card", "slot_container"]
 
@@ -291,11 +292,39 @@ def _expiry(card: Any) -> rx.Component:
     )
 
 
-def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
+def _read_only(state: type[InterruptState], card: Any) -> rx.Component:
+    """A request the viewer may not decide (§6.2): what it asks, and "Withdraw" (a cancel) beside the time left."""
+    withdraw = rx.button("Withdraw", variant="ghost", color_scheme="gray", type="button",
+                         on_click=state.cancel(card.id), disabled=state.submitting,
+                         custom_attrs=_testid("interrupt-cancel"))
+    return rx.vstack(
+        rx.hstack(withdraw, rx.spacer(), _expiry(card), spacing="2", align="center", width="100%", wrap="wrap",
+                  class_name="ic-actions"),
+        _tool(card), spacing="2", width="100%",
+    )
+
+
+def _body(state: type[InterruptState], card: Any) -> rx.Component:
+    """The decision by the card's kind, then what it is about; read-only when the viewer may not decide."""
+    return rx.cond(card.can_decide, rx.match(
+        card.kind,
+        ("form", rx.vstack(rx.form(_hidden_id(card), rx.foreach(card.fields, _field), _buttons(state, card),
+                                   on_submit=state.submit_form, class_name="ic-form"), _tool(card),
+                           spacing="2", width="100%")),
+        ("edit", rx.vstack(_buttons(state, card), _tool(card), _edit(state, card), spacing="2", width="100%")),
+        ("choice", rx.vstack(_choices(state, card), _buttons(state, card), _tool(card), spacing="2", width="100%")),
+        ("steps", rx.vstack(_steps(state, card), _tool(card), spacing="2", width="100%")),
+        rx.vstack(_buttons(state, card), _tool(card), spacing="2", width="100%"),
+    ), _read_only(state, card))
+
+
+def interrupt_card(state: type[InterruptState], card: Any, *, aside: rx.Component | None = None) -> rx.Component:
     """One open interrupt: the question, the decision, then what it is about (S11, S22).
 
-    Prompt; Approve / Reject (or the form and Submit), the rule buttons, Cancel and the time left;
-    the tool and its arguments; "Edit arguments" folded; validation errors in place.
+    Prompt; who it waits for and its approvals (§6.2, a chat with people; then ``aside``); Approve /
+    Reject (or the form and Submit), the rule buttons, Cancel and the time left; the tool and its
+    arguments; "Edit arguments" folded; validation errors in place. A viewer who may not decide
+    (``data-can-decide="false"``) gets the prompt, the arguments and "Withdraw" only.
     """
     header = rx.hstack(
         rx.icon("hand", size=16),
@@ -308,25 +337,16 @@ def interrupt_card(state: type[InterruptState], card: Any) -> rx.Component:
         rx.cond(card.answered != "", rx.badge(card.answered, variant="outline", high_contrast=True, size="1")),
         align="center", width="100%",
     )
-    body = rx.match(
-        card.kind,
-        ("form", rx.vstack(rx.form(_hidden_id(card), rx.foreach(card.fields, _field), _buttons(state, card),
-                                   on_submit=state.submit_form, class_name="ic-form"), _tool(card),
-                           spacing="2", width="100%")),
-        ("edit", rx.vstack(_buttons(state, card), _tool(card), _edit(state, card), spacing="2", width="100%")),
-        ("choice", rx.vstack(_choices(state, card), _buttons(state, card), _tool(card), spacing="2", width="100%")),
-        ("steps", rx.vstack(_steps(state, card), _tool(card), spacing="2", width="100%")),
-        rx.vstack(_buttons(state, card), _tool(card), spacing="2", width="100%"),
-    )
     return rx.box(
         header,
-        body,
+        people_line(card, *([aside] if aside is not None else [])),
+        _body(state, card),
         rx.cond(card.error != "", rx.callout(card.error, color_scheme="red", size="1", icon="triangle_alert",
                                                 high_contrast=True,
                                                 custom_attrs=_testid("interrupt-error", role="alert"))),
         class_name="ic-card",
         custom_attrs={"data-testid": "interrupt-card", "data-interrupt-id": card.id, "data-reason": card.reason,
-                      "data-source": card.source,
+                      "data-source": card.source, "data-can-decide": rx.cond(card.can_decide, "true", "false"),
                       "data-expired": rx.cond(card.expired, "true", "false"), "data-answered": card.answered},
     )
 

@@ -78,6 +78,11 @@ class ChatLike(StateLike, Protocol):
     decisions: list[dict[str, str]]
     default_config: ClassVar[Any]
     @property
+    def delegate_clear(self) -> Any: ...  # noqa: D102 (an event handler)
+    @property
+    def delegate_save(self) -> Any: ...  # noqa: D102 (an event handler)
+    delegation: dict[str, str]
+    @property
     def delete_thread(self) -> Any: ...  # noqa: D102 (an event handler)
     editing_id: str
     @property
@@ -119,6 +124,10 @@ class ChatLike(StateLike, Protocol):
     def inbox_page_next(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def inbox_page_prev(self) -> Any: ...  # noqa: D102 (an event handler)
+    @property
+    def inbox_reassign(self) -> Any: ...  # noqa: D102 (an event handler)
+    @property
+    def inbox_reassign_open(self) -> Any: ...  # noqa: D102 (an event handler)
     inbox_reason: str
     inbox_reasons: list[str]
     @property
@@ -127,10 +136,13 @@ class ChatLike(StateLike, Protocol):
     def inbox_resolve(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def inbox_select_all(self) -> Any: ...  # noqa: D102 (an event handler)
+    inbox_scope: str
     inbox_selectable: list[str]
     inbox_selected: list[str]
     inbox_sets: list[InboxSet]
     inbox_sort: str
+    @property
+    def inbox_set_scope(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def inbox_submit_form(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
@@ -160,6 +172,8 @@ class ChatLike(StateLike, Protocol):
     @property
     def on_load_chat(self) -> Any: ...  # noqa: D102 (an event handler)
     owner_fn: ClassVar[Any]
+    people_choices: list[dict[str, str]]
+    people_on: bool
     policies: list[dict[str, str]]
     policies_loaded: bool
     @property
@@ -168,6 +182,7 @@ class ChatLike(StateLike, Protocol):
     def previous_branch(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def rate_message(self) -> Any: ...  # noqa: D102 (an event handler)
+    reassign_open: str
     @property
     def refuse_dropped(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
