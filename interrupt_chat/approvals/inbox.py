@@ -121,7 +121,7 @@ async def fill(chat: ChatLike) -> None:
         theirs = row.thread_id in chat._inbox_foreign
         cards += [dataclasses.replace(c, thread_id=row.thread_id, thread_title=row.title, raised=row.raised,
                                       key=item_key(row.thread_id, c.id)) for c in row.built.stubs
-                  if ((row.thread_id, c.id) in assigned if theirs else team is None or team.shows_own(chat, c))]
+                  if ((row.thread_id, c.id) in assigned if theirs else team is None or team.shows_own(row.thread_id, c.id))]
         tools += [InboxToolRow(row.thread_id, row.title, row.raised, *tool) for tool in row.built.tools if not theirs]
     chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
     chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})

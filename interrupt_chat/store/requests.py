@@ -137,7 +137,7 @@ def of_thread(db: ThreadDB, owner: str, thread_id: str, run_id: str | None = Non
         return {r.interrupt_id: _row(r) for r in conn.execute(query).all()}
 
 
-def _change(db: ThreadDB, row: RequestRow, what: str, assignees: Sequence[str] | None = None,
+def _change(db: ThreadDB, row: RequestRow, what: str, listed: Sequence[str] | None = None,
             **values: Any) -> RequestRow | None:
     """Write ``values`` if the row is still at ``row.revision``; the row as written, else None (it moved on)."""
     with db._transaction(what, write=True) as conn:
@@ -146,8 +146,8 @@ def _change(db: ThreadDB, row: RequestRow, what: str, assignees: Sequence[str] |
         if not done.rowcount:
             return None
         changed = RequestRow(**{**row.__dict__, **values, "revision": row.revision + 1})
-        if assignees is not None or values.get("state") == "closed":
-            _list_under(conn, changed, list(assignees) if assignees is not None else [])
+        if listed is not None or values.get("state") == "closed":
+            _list_under(conn, changed, list(listed) if listed is not None else [])
     return changed
 
 

@@ -32,11 +32,11 @@ class Listing:
     own: dict[tuple[str, str], RequestRow] = field(default_factory=dict)  # (thread, interrupt) -> my requests' rows
     foreign: list[RequestRow] = field(default_factory=list)  # others' requests I may decide
 
-    def shows_own(self, chat: ChatLike, card: Card) -> bool:
+    def shows_own(self, thread_id: str, interrupt_id: str) -> bool:
         """Whether a request of my own threads is listed in this scope."""
         if self.scope != "mine":
             return True
-        row = self.own.get((card.thread_id, card.id))
+        row = self.own.get((thread_id, interrupt_id))
         return row is None or not row.assignees or row.assignees == [row.asker] or row.asker in row.assignees
 
     async def seen(self, chat: ChatLike, card: Card, foreign: bool) -> Card:
