@@ -39,9 +39,32 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .workers.emit_tuning import tune_emit
     from .workers.gc_tuning import tune_gc
 
-__all__ = ["ANONYMOUS", "Attachments", "Chat", "Escalation", "People", "Person", "Request", "ChatState", "FrontendToolState", "InterruptState", "SlotProps", "ToolCall",
-           "approvals_inbox", "audit_trail", "chat", "chat_state", "decide_page", "expiry_sweeper", "for_reasons",
-           "policy_list", "set_default_agent_url", "thread_list", "tune_emit", "tune_gc"]
+__all__ = [
+    "ANONYMOUS",
+    "Attachments",
+    "Chat",
+    "ChatState",
+    "Escalation",
+    "FrontendToolState",
+    "InterruptState",
+    "People",
+    "Person",
+    "Request",
+    "SlotProps",
+    "ToolCall",
+    "approvals_inbox",
+    "audit_trail",
+    "chat",
+    "chat_state",
+    "decide_page",
+    "expiry_sweeper",
+    "for_reasons",
+    "policy_list",
+    "set_default_agent_url",
+    "thread_list",
+    "tune_emit",
+    "tune_gc",
+]
 
 _LAZY = {
     "Attachments": "interrupt_chat.model.files",

@@ -36,6 +36,8 @@ from ..tab import persistence
 from ..workers import sync
 from ..workers.proxy_reads import tab_token
 from . import headless, links
+from .people import deciding as people_deciding
+from .people import views as people_views
 
 __all__ = ["DecideState", "already"]
 
@@ -121,6 +123,9 @@ class DecideState(rx.State):
                     self.error = IN_APP
             return
         link = found.link
+        if found.card is not None and found.card.routed and found.card.assignee:  # people: the viewer decides, or none
+            await self._as_person(found, token, payload)
+            return
         answered = await headless.answer(found.chat_cls, found.owner_key, link.thread_id, "resolve", payload,
                                          link.interrupt_id, link.run_id, "link")
         db = persistence.database()
@@ -131,6 +136,21 @@ class DecideState(rx.State):
         if answered.recorded and found.phase == "done":  # this answer won: say which (its audit entry may lag)
             found.action, found.again = "rejected" if effect == "deny" else "resolved", ""
         await self._show(found)
+
+    async def _as_person(self, found: _Found, token: str, payload: Any) -> None:
+        """A request between people: answered as the signed-in person, who must be one it waits for."""
+        link = found.link
+        assert link is not None
+        chat = await self.get_state(found.chat_cls)
+        viewer = await persistence.owner_of(cast("Any", chat))
+        names = found.card.assignee_names if found.card is not None else ""
+        refusal = await people_deciding.as_assignee(viewer, found.chat_cls, found.owner_key, link.thread_id,
+                                                    link.interrupt_id, link.run_id, "resolve", payload, "link") \
+            if viewer and viewer != found.owner_key else people_deciding.NOT_YOURS.format(names=names)
+        again = await _find(self, token, fresh=True)
+        await self._show(again)
+        async with self:
+            self.error = refusal
 
     async def _show(self, found: _Found) -> None:
         async with self:
@@ -197,6 +217,7 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
     interrupt = next(i for i in pending.interrupts if i.id == link.interrupt_id)
     if card.tool_name and not card.edit_args:  # the page shows the call's arguments
         card = dataclasses.replace(card, edit_args=tool_args(interrupt_dict(interrupt), session.transcript))
+    card = await people_views.on_link(chat_cls, owner_key, link.thread_id, card)
     return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt)
 
 

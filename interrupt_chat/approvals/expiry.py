@@ -64,8 +64,10 @@ def _swept() -> bool:
 
 
 async def sweep() -> int:
-    """One pass: reminders and escalations due (people), then every set of these chats whose last open
-    interrupt expired. Returns how many sets were sent."""
+    """One pass: the people's reminders and escalations due, then the sets whose last open interrupt expired.
+
+    Returns how many sets were sent.
+    """
     from . import headless  # it answers through the chat's own path (which imports the driver, which starts this)
     from .people.sweep import remind
 

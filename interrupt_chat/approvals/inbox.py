@@ -119,9 +119,10 @@ async def fill(chat: ChatLike) -> None:
     tools: list[InboxToolRow] = []
     for row in waiting:
         theirs = row.thread_id in chat._inbox_foreign
+        kept = [c for c in row.built.stubs if ((row.thread_id, c.id) in assigned if theirs else
+                                               team is None or team.shows_own(row.thread_id, c.id))]
         cards += [dataclasses.replace(c, thread_id=row.thread_id, thread_title=row.title, raised=row.raised,
-                                      key=item_key(row.thread_id, c.id)) for c in row.built.stubs
-                  if ((row.thread_id, c.id) in assigned if theirs else team is None or team.shows_own(row.thread_id, c.id))]
+                                      key=item_key(row.thread_id, c.id)) for c in kept]
         tools += [InboxToolRow(row.thread_id, row.title, row.raised, *tool) for tool in row.built.tools if not theirs]
     chat.inbox_reasons = sorted({c.reason for c in cards if c.reason})
     chat.inbox_tool_names = sorted({c.tool_name for c in cards if c.tool_name})
@@ -324,8 +325,8 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_i
         chat = await driver.ready(state, chat_cls)
         asker = chat._inbox_foreign.get(thread_id) if not chat.signed_out else None
     if asker is not None:  # someone else's request, assigned to this person (people)
-        refusal = await people_deciding.as_assignee(chat, chat_cls, asker, thread_id, str(interrupt_id or ""),
-                                                    run_id, verb, payload)
+        refusal = await people_deciding.as_assignee(chat._owner_key, chat_cls, asker, thread_id,
+                                                    str(interrupt_id or ""), run_id, verb, payload)
         payload = None  # S23
         async with state:
             chat = await driver.ready(state, chat_cls)

@@ -31,7 +31,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +86,7 @@ def verify(secret: str, timestamp: str, body: bytes, signature: str, *, toleranc
 
 def notification(event: str, owner_key: str, thread_id: str, *, run_id: str = "", interrupt_id: str = "",
                  reason: str = "", message: str = "", tool: str = "", tool_call_id: str = "",
-                 expires_at: str = "", decide_url: str = "", assignees: list[str] | None = None) -> dict[str, Any]:
+                 expires_at: str = "", decide_url: str = "", assignees: Sequence[str] | None = None) -> dict[str, Any]:
     """One notification's body (only these fields: never a payload, a masked value, a header or a secret).
 
     ``assignees`` (``assigned``, ``reminder``, ``escalated``): the person ids and ``role:<name>`` it waits for.

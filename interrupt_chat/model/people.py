@@ -39,6 +39,7 @@ class _Anonymous(str):
     __slots__ = ()
 
     def __repr__(self) -> str:
+        """Its name in the package."""
         return "interrupt_chat.ANONYMOUS"
 
 
@@ -113,6 +114,7 @@ class Escalation:
     to: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """Check the shares, and that an escalation names whom it goes to."""
         for name in ("remind_at", "escalate_at"):
             share = getattr(self, name)
             if share is not None and not (isinstance(share, (int, float)) and 0 < share < 1):
@@ -143,6 +145,7 @@ class People:
                  assign: AssignFn | None = None, approvals: CountFn | None = None,
                  escalation: EscalationFn | None = None, self_approval: bool = False,
                  members: Callable[[str], Iterable[str]] | None = None) -> None:
+        """Check and keep the app's people and routing functions."""
         if callable(people):
             self._lookup: Callable[[str], Person | None] = people
             self._listed: dict[str, Person] = {}

@@ -52,6 +52,7 @@ class ChatLike(StateLike, Protocol):
     _history_feed: HistoryFeed | None
     _inbox_listed: dict[str, Card]
     _inbox_runs: dict[str, str]
+    _inbox_foreign: dict[str, str]
     _inbox_shown: bool
     _owner_key: str
     _policies_shown: bool

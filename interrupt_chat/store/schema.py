@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBinary, MetaData, String, Table, Text
 
-__all__ = ["assignees_table", "branches_table", "decisions_table", "delegations_table", "feedback_table", "files_table", "link_uses_table", "messages_table",
-           "metadata", "outbox_table", "policies_table", "requests_table", "schema_version_table", "secrets_table", "threads_table",
-           "tombstones_table"]
+__all__ = ["assignees_table", "branches_table", "decisions_table", "delegations_table", "feedback_table",
+           "files_table", "link_uses_table", "messages_table", "metadata", "outbox_table", "policies_table",
+           "requests_table", "schema_version_table", "secrets_table", "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 

@@ -1,2 +1,4 @@
-"""Approvals between people: who must decide each request, the two-person rule, reassignment,
-delegation, reminders and escalation (``Chat(people=...)``, docs/decisions/0025)."""
+"""Approvals between people (``Chat(people=...)``, docs/decisions/0025).
+
+Who must decide each request, the two-person rule, reassignment, delegation, reminders and escalation.
+"""

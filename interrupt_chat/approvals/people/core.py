@@ -46,8 +46,8 @@ def people_of(chat_cls: Any) -> People | None:
 def chat_of_key(owner_key: str) -> Any:
     """The chat state class an owner key (``<owner>|<chat name>``) belongs to, or None."""
     name = owner_key.rpartition("|")[2]
-    return next((cls for cls in list(hooks.CHATS.values()) if getattr(cls, "get_full_name", None) is not None
-                 and cls.get_full_name() == name), None) if name else None
+    chats: list[Any] = list(hooks.CHATS.values())
+    return next((cls for cls in chats if cls.get_full_name() == name), None) if name else None
 
 
 def person_of(owner_key: str) -> str:

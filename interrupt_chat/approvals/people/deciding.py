@@ -120,16 +120,18 @@ async def gate(chat: ChatLike, session: AgentSession, verb: str, payload: Any, i
     return Gate(detail=detail)
 
 
-async def as_assignee(chat: ChatLike, chat_cls: type[ChatLike], asker_key: str, thread_id: str, interrupt_id: str,
+async def as_assignee(viewer: str, chat_cls: type[ChatLike], asker_key: str, thread_id: str, interrupt_id: str,
                       run_id: str, verb: str, payload: Any, by: str = "person") -> str:
-    """An assignee (or their delegate) answers another person's request; "" when done, else why not.
+    """An assignee (or their delegate), ``viewer`` (their owner key), answers another person's request.
+
+    Returns "" when done, else why not.
 
     An approval that is not the last one needed is counted and nothing resumes; the last one, a
     rejection or a cancel is answered on the server (the asker's tabs and every inbox follow live).
     """
     people = core.people_of(chat_cls)
     db = persistence.database()
-    person = core.person_of(chat._owner_key)
+    person = core.person_of(viewer)
     if people is None or db is None or people.person(person) is None or core.chat_of_key(asker_key) is not chat_cls:
         return NOT_YOURS.format(names="someone else")
     try:
@@ -141,7 +143,7 @@ async def as_assignee(chat: ChatLike, chat_cls: type[ChatLike], asker_key: str, 
     behalf = await core.decider(people, person, row)
     if behalf is None:
         return NOT_YOURS.format(names=core.names(people, row.assignees))
-    actor = core.public(chat._owner_key, chat_cls)
+    actor = core.public(viewer, chat_cls)
     if not rejects(verb, payload):
         said = await count(people, row, actor, behalf)
         if said == "gone":

@@ -40,7 +40,7 @@ async def reassign(chat: ChatLike, thread_id: str, interrupt_id: str, to: str) -
         return NOT_YOURS.format(names="someone else")
     if to not in {c["value"] for c in listing.choices(people, "")}:
         return "Choose one of the people or roles listed."
-    asker = chat._inbox_foreign.get(thread_id, chat._owner_key)  # type: ignore[attr-defined]
+    asker = chat._inbox_foreign.get(thread_id, chat._owner_key)
     for _ in range(3):
         row = await persistence.db_read(store.get, db, asker, thread_id, interrupt_id)
         if row is None or row.state != "open":
@@ -130,7 +130,7 @@ class PeopleHandlers(rx.State, mixin=True):
         """Show what is assigned to me (``mine``), what I asked (``asked``), or ``all``."""
         async with self:
             self.inbox_scope = scope if scope in listing.SCOPES else "mine"
-            self.inbox_page = 0  # type: ignore[attr-defined]
+            self.inbox_page = 0
             await self._refill()
 
     @rx.event

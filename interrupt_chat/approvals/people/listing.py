@@ -67,7 +67,7 @@ async def listing(chat: ChatLike) -> Listing | None:
     from .handlers import show
 
     await show(chat, people)
-    scope = chat.inbox_scope if chat.inbox_scope in SCOPES else "mine"  # type: ignore[attr-defined]
+    scope = chat.inbox_scope if chat.inbox_scope in SCOPES else "mine"
     found = Listing(people, scope)
     owner, person = chat._owner_key, core.person_of(chat._owner_key)
     if db is None or not owner:

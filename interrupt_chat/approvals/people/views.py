@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...model.protocols import ChatLike
     from ...store.requests import RequestRow
 
-__all__ = ["annotate", "seen_by"]
+__all__ = ["annotate", "on_link", "seen_by"]
 
 
 async def annotate(chat: ChatLike, session: AgentSession, cards: list[Card]) -> list[Card]:
@@ -53,3 +53,21 @@ async def seen_by(people: People, chat: ChatLike, card: Card, row: RequestRow | 
         card, routed=True, assignee=" ".join(row.assignees), assignee_names=core.names(people, row.assignees),
         can_decide=may, need=row.need, have=len(row.approvals), approvers=core.names(people, row.approvers),
         reassignable=may and person != row.asker, asker=people.name(row.asker) if foreign and row.asker else "")
+
+
+async def on_link(chat_cls: type[ChatLike], owner_key: str, thread_id: str, card: Card) -> Card:
+    """A decision link's card: who it waits for and its approvals so far (``/decide``)."""
+    people = core.people_of(chat_cls)
+    db = persistence.database()
+    if people is None or db is None:
+        return card
+    try:
+        row = await persistence.db_read(store.get, db, owner_key, thread_id, card.id)
+    except ThreadDBError:
+        return card
+    if row is None or row.state != "open":
+        return card
+    return dataclasses.replace(card, routed=True, assignee=" ".join(row.assignees),
+                               assignee_names=core.names(people, row.assignees), need=row.need,
+                               have=len(row.approvals), approvers=core.names(people, row.approvers),
+                               asker=people.name(row.asker) if row.asker else "")
