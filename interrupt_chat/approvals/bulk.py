@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..model.cards import Card
 from ..tab.answers import ANSWERED_ELSEWHERE, EXPIRED_MESSAGE
 from . import headless
+from .people.deciding import as_assignee
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -30,6 +31,7 @@ CONCURRENT_THREADS = 8
 NOT_PLAIN = "not a plain approval: answer it in its own card"
 EXPIRED = "expired: it can only be cancelled"
 ELSEWHERE = "answered elsewhere meanwhile"
+NOT_YOURS = "it waits for someone else"
 
 
 def item_key(thread_id: str, interrupt_id: str) -> str:
@@ -53,8 +55,14 @@ def _label(card: Card) -> str:
     return f"{card.thread_title or card.thread_id} · {card.tool_name or card.reason or 'request'}"
 
 
-async def decide_all(chat_cls: type[ChatLike], owner: str, cards: Sequence[Card], approve: bool) -> BulkResult:
-    """Approve (or reject) each of ``cards`` (the inbox's, as the person saw them) once; the result."""
+async def decide_all(chat_cls: type[ChatLike], owner: str, cards: Sequence[Card], approve: bool,
+                     theirs: dict[str, str] | None = None) -> BulkResult:
+    """Approve (or reject) each of ``cards`` (the inbox's, as the person saw them) once; the result.
+
+    ``theirs``: thread id -> its asker's key, for requests of other people assigned to ``owner``
+    (people): each is decided as ``owner``'s own approval (it counts towards the ones needed).
+    """
+    theirs = theirs or {}
     result = BulkResult()
     by_thread: dict[str, list[Card]] = defaultdict(list)
     for card in cards:
@@ -62,6 +70,8 @@ async def decide_all(chat_cls: type[ChatLike], owner: str, cards: Sequence[Card]
             result.skipped.append(f"{_label(card)}: {NOT_PLAIN}")
         elif card.expired:
             result.skipped.append(f"{_label(card)}: {EXPIRED}")
+        elif not card.can_decide:
+            result.skipped.append(f"{_label(card)}: {NOT_YOURS}")
         else:
             by_thread[card.thread_id].append(card)
     gate = asyncio.Semaphore(CONCURRENT_THREADS)
@@ -69,8 +79,14 @@ async def decide_all(chat_cls: type[ChatLike], owner: str, cards: Sequence[Card]
     async def one_thread(items: list[Card]) -> None:
         async with gate:
             for card in items:
-                answered = await headless.answer(chat_cls, owner, card.thread_id, "resolve", {"approved": approve},
-                                                 card.id, card.run_id, "bulk")
+                asker = theirs.get(card.thread_id)
+                if asker is not None:  # someone else's request, assigned to this person
+                    refusal = await as_assignee(owner, chat_cls, asker, card.thread_id, card.id, card.run_id,
+                                                "resolve", {"approved": approve}, "bulk")
+                    answered = headless.Answered(not refusal, refusal)
+                else:
+                    answered = await headless.answer(chat_cls, owner, card.thread_id, "resolve",
+                                                     {"approved": approve}, card.id, card.run_id, "bulk")
                 if answered.recorded:
                     result.done += 1
                 else:

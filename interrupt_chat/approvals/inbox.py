@@ -140,7 +140,7 @@ async def fill(chat: ChatLike) -> None:
                                                             if c.thread_id not in chat._inbox_foreign])
     page_cards = [c for c in page_cards if c.thread_id not in taken]
     # a custom slot's requests are rows too: selected, counted and bulk-answered like the cards (not answered ones)
-    selectable = [*page_cards, *(c for e in sets for c in e.cards if not c.answered)]
+    selectable = [*(c for c in page_cards if c.can_decide), *(c for e in sets for c in e.cards if not c.answered)]
     # a selected request answered elsewhere meanwhile stays selected: a bulk action reports it as skipped
     chat._inbox_listed = {**{k: c for k, c in chat._inbox_listed.items() if k in chat.inbox_selected},
                           **{c.key: c for c in selectable}}
@@ -436,11 +436,12 @@ async def bulk_decide(state: StateLike, chat_cls: type[ChatLike], verb: str) -> 
         chosen = chat.inbox_selected if chat.inbox_bulk_verb == verb else []
         cards = [chat._inbox_listed[key] for key in chosen if key in chat._inbox_listed]
         chat.inbox_bulk_verb, chat.inbox_selected, owner = "", [], chat._owner_key
+        theirs = dict(chat._inbox_foreign)
         if verb in ("approve", "reject"):  # an inbox of several chats runs each one's: no old result adds up
             chat.inbox_bulk = {}
     if verb not in ("approve", "reject") or not cards:
         return
-    result = await decide_all(chat_cls, owner, cards, approve=verb == "approve")
+    result = await decide_all(chat_cls, owner, cards, approve=verb == "approve", theirs=theirs)
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         chat.inbox_bulk = result.row()
