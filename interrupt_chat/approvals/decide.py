@@ -217,7 +217,12 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
     interrupt = next(i for i in pending.interrupts if i.id == link.interrupt_id)
     if card.tool_name and not card.edit_args:  # the page shows the call's arguments
         card = dataclasses.replace(card, edit_args=tool_args(interrupt_dict(interrupt), session.transcript))
-    card = await people_views.on_link(chat_cls, owner_key, link.thread_id, card)
+    if chat_cls.people is not None:  # a request between people: only its asker, assignees and delegates see it
+        viewer = await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
+        seen = await people_views.on_link(chat_cls, owner_key, link.thread_id, card, viewer)
+        if seen is None:
+            return _Found("login")
+        card = seen
     return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt)
 
 

@@ -140,7 +140,6 @@ class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.
     notify_fn: ClassVar[Callable[[dict[str, Any]], Any] | None] = None  # Chat(notify=...): notifications (notifier.py)
     on_expiry: ClassVar[str] = ""  # Chat(on_expiry="cancel"): the backend sends a set whose last interrupt expired
     decide_requires_owner: ClassVar[bool] = False  # Chat(decide_requires_owner=True): links need the owner's login
-    people: ClassVar[Any] = None  # Chat(people=ic.People(...)): who decides what (approvals/people)
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
@@ -113,6 +113,7 @@ def _chat(state: Any) -> type[ChatLike]:
 class PeopleHandlers(rx.State, mixin=True):
     """People: the inbox's scope, reassigning a request, delegating while away."""
 
+    people: ClassVar[Any] = None  # Chat(people=ic.People(...)): who decides what
     people_on: bool = False  # the chat has people (Chat(people=...)): scope and delegation are drawn
     inbox_scope: str = "mine"  # mine | asked | all
     people_choices: list[dict[str, str]] = []  # {"value", "label"}: people and roles a request can go to

@@ -55,8 +55,12 @@ async def seen_by(people: People, chat: ChatLike, card: Card, row: RequestRow | 
         reassignable=may and person != row.asker, asker=people.name(row.asker) if foreign and row.asker else "")
 
 
-async def on_link(chat_cls: type[ChatLike], owner_key: str, thread_id: str, card: Card) -> Card:
-    """A decision link's card: who it waits for and its approvals so far (``/decide``)."""
+async def on_link(chat_cls: type[ChatLike], owner_key: str, thread_id: str, card: Card, viewer: str) -> Card | None:
+    """A decision link's card: who it waits for and its approvals so far (``/decide``).
+
+    None when ``viewer`` (the page's owner key) may not see it: a request between people is shown only
+    to its asker, its assignees and their delegates, whoever holds the link.
+    """
     people = core.people_of(chat_cls)
     db = persistence.database()
     if people is None or db is None:
@@ -67,6 +71,8 @@ async def on_link(chat_cls: type[ChatLike], owner_key: str, thread_id: str, card
         return card
     if row is None or row.state != "open":
         return card
+    if viewer != owner_key and (not viewer or await core.decider(people, core.person_of(viewer), row) is None):
+        return None
     return dataclasses.replace(card, routed=True, assignee=" ".join(row.assignees),
                                assignee_names=core.names(people, row.assignees), need=row.need,
                                have=len(row.approvals), approvers=core.names(people, row.approvers),
