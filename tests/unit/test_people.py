@@ -9,6 +9,8 @@ asker is alice (role staff); bob and dave hold role finance; carol holds role ma
 from __future__ import annotations
 
 import asyncio
+import base64
+import secrets
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -23,7 +25,7 @@ from interrupt_chat.approvals.people import sweep
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
 from interrupt_chat.demo.agent import DemoStore, create_app
-from interrupt_chat.model.people import Escalation, People, Person
+from interrupt_chat.model.people import ANONYMOUS, Escalation, People, Person
 from interrupt_chat.store import requests as store
 from interrupt_chat.store.schema import requests_table
 from interrupt_chat.store.threads_db import ThreadDB
@@ -39,13 +41,13 @@ TEAM = People(
      Person("dave", "Dave", roles=("finance",)), Person("carol", "Carol", roles=("managers",))],
     assign=lambda r: ["role:finance"] if r.tool == "delete_files" and r.asker else [],
     approvals=lambda r: NEED["count"] if r.tool == "delete_files" else 1,
-    escalation=lambda r: Escalation(0.5, 0.8, ("role:managers",)) if r.tool == "delete_files" else None,
+    escalation=lambda r: Escalation(0.5, 0.8, ("role:managers",)) if r.tool == "delete_files" and r.asker else None,
 )
 _PERSON: dict[str, str] = {}  # tab token -> the app's login
 
 
 def _login(chat: Any) -> str | None:
-    return _PERSON.get(chat.router.session.client_token) or None
+    return _PERSON.get(chat.router.session.client_token) or ANONYMOUS
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +58,9 @@ def agent() -> Iterator[tuple[str, DemoStore]]:
 
 
 @pytest.fixture(scope="module")
-def chat_cls(agent) -> type[ChatState]:
-    cls = new_chat_state("people-unit", agent_url=agent[0], configs=[], owner=_login)
+def chat_cls(agent, request) -> type[ChatState]:
+    name = "people-" + request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")  # one chat per test module
+    cls = new_chat_state(name, agent_url=agent[0], configs=[], owner=_login)
     cls.people = TEAM
     return cls
 
@@ -80,7 +83,8 @@ class Tab:
         self.root = rx.State()
         self.root.rx_router_session = SessionData(client_token=self.token, client_ip="", session_id=self.token)
         self.chat: ChatState = self.root.get_substate(cls.get_full_name().split("."))
-        identity.bind(self.token, f"browser-{person}-{Tab.count}")
+        self.browser = base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode()  # as identity issues
+        identity.bind(self.token, self.browser)
         _PERSON[self.token] = person
 
     async def load(self) -> Tab:

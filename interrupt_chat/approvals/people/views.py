@@ -52,7 +52,8 @@ async def seen_by(people: People, chat: ChatLike, card: Card, row: RequestRow | 
     return dataclasses.replace(
         card, routed=True, assignee=" ".join(row.assignees), assignee_names=core.names(people, row.assignees),
         can_decide=may, need=row.need, have=len(row.approvals), approvers=core.names(people, row.approvers),
-        reassignable=may and person != row.asker, asker=people.name(row.asker) if foreign and row.asker else "")
+        reassignable=may and bool(row.assignees) and people.person(person) is not None and person != row.asker,
+        asker=people.name(row.asker) if foreign and row.asker else "")
 
 
 async def on_link(chat_cls: type[ChatLike], owner_key: str, thread_id: str, card: Card, viewer: str) -> Card | None:
