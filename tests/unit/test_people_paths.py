@@ -18,17 +18,17 @@ from interrupt_chat.model.people import ANONYMOUS
 from interrupt_chat.store import requests as store
 from interrupt_chat.store.schema import requests_table
 from interrupt_chat.tab import server_secret
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
-from tests.unit.test_people import (  # noqa: F401 - fixtures
+from tests.unit.people import (  # noqa: F401 - fixtures
     _PERSON,
     Tab,
     _actions,
     _ask,
     _settle,
-    agent,
-    chat_cls,
-    one_approval,
+    agent_fixture,
+    chat_cls_fixture,
+    one_approval_fixture,
 )
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
 pytestmark = pytest.mark.loopback
 
