@@ -3,7 +3,8 @@
 Pages: ``/`` (the full chat, default interrupt slot, scenario chips, threads), ``/approval``
 (the seed's in-chat example) and ``/manual`` (the seed's manual-placement example). Unless
 ``INTERRUPT_CHAT_AGENT_URL`` is set, the chat talks to the scripted demo agent, mounted in this
-same backend under ``/demo-agent/``.
+same backend under ``/demo-agent/``. With ``INTERRUPT_CHAT_DEMO_PEOPLE=1`` the demo's people sign in
+on ``/login`` and ``/team`` is a chat for signed-in people only (:mod:`.login`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from interrupt_chat.demo.dojo_pages import (
     subgraphs_chat,
     weather_chat,
 )
+from interrupt_chat.demo.login import login_form, people_mode, prepare_auth_db, signed_in, whoami
+from interrupt_chat.model.people import ANONYMOUS
 
 SCENARIOS = [
     ("approval", "Tool approval"),
@@ -38,6 +41,7 @@ SCENARIOS = [
     ("credential", "Credential"),
     ("multi", "Three at once"),
     ("expiring", "Expiring"),
+    ("pay invoice 12000", "Pay invoice"),
     ("legacy", "Legacy JSON"),
     ("legacy-string", "Legacy string"),
     ("both", "Both channels"),
@@ -163,8 +167,9 @@ def _nav(skip: str) -> rx.Component:
         rx.el.nav(link("Chat", "/"), _inbox_link(), link("Policies", "/policies"), link("Approval", "/approval"),
                   link("Manual", "/manual"),
                   link("Steps", "/steps"), link("Tool UI", "/tool-ui"), link("Progress", "/progress"),
-                  link("Shared state", "/shared-state"),
+                  link("Shared state", "/shared-state"), *([link("Team", "/team")] if people_mode() else []),
                   class_name="ic-nav-links", custom_attrs={"aria-label": "Pages"}),
+        whoami(),
         rx.color_mode.button(size="2", variant="ghost", class_name="ic-theme",
                              custom_attrs={"aria-label": "Dark mode", "title": "Dark mode"}),
         class_name="ic-nav",
@@ -227,7 +232,19 @@ def _page(body: rx.Component, aside: rx.Component | None = None, title: str = ""
     )
 
 
-MAIN = ic.Chat(dojo_url("agentic_chat"))  # ``/`` (its identity: "default"); the inbox lists its approvals
+async def demo_owner(chat: ic.ChatState) -> str:
+    """The person of a tab of ``/``: the signed-in one, else the browser's anonymous identity."""
+    return await signed_in(chat) or ANONYMOUS
+
+
+async def team_owner(chat: ic.ChatState) -> str | None:
+    """The person of a tab of ``/team``: the signed-in one only (None: ``chat-signin``)."""
+    return await signed_in(chat) or None
+
+
+# ``/`` (its identity: "default"); the inbox lists its approvals
+MAIN = ic.Chat(dojo_url("agentic_chat"), owner=demo_owner)
+TEAM = ic.Chat(name="team", owner=team_owner)  # ``/team`` (INTERRUPT_CHAT_DEMO_PEOPLE=1): people only
 APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)], on_expiry="cancel")  # expiry fails closed
 MANUAL = ic.Chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
 
@@ -322,6 +339,29 @@ def haiku() -> rx.Component:
                  intro="Ask for a haiku: the agent's generate_haiku call is drawn as a card.")
 
 
+# -- people (INTERRUPT_CHAT_DEMO_PEOPLE=1): /login, /team ------------------------------------------------
+
+def login() -> rx.Component:
+    """``/login``: the demo's people sign in (alice, bob, carol, dave; password ``<id>-demo``)."""
+    return _page(login_form(), title="Sign in", skip="#main",
+                 intro="Sign in as one of the demo's people: alice, bob, carol or dave, password <id>-demo "
+                       "(bob-demo).")
+
+
+def team() -> rx.Component:
+    """``/team``: TEAM's chat, whose person is the signed-in one only (anonymous: ``chat-signin``).
+
+    The team chat (issue 41): who decides its requests comes with ``people=`` on :data:`TEAM`.
+    """
+    return _page(TEAM.view(), title="Team chat",
+                 intro="A chat for the demo's signed-in people: requests go to whoever must decide them.")
+
+
+def decide() -> rx.Component:
+    """``/decide/[token]``: the decision link's page, with ``whoami`` above it."""
+    return rx.fragment(rx.box(whoami(), class_name="ic-whoami-bar"), ic.decide_page())
+
+
 def subgraphs() -> rx.Component:
     """``/subgraphs``: requests from sub-agents, each card naming who asks."""
     return _page(subgraphs_chat(), title="Sub-agents",
@@ -351,7 +391,11 @@ app.add_page(document, route="/document", title="interrupt_chat · predictive st
 app.add_page(reasoning, route="/reasoning", title="interrupt_chat · reasoning")
 app.add_page(haiku, route="/haiku", title="interrupt_chat · haiku")
 app.add_page(subgraphs, route="/subgraphs", title="interrupt_chat · sub-agents")
-app.add_page(ic.decide_page, route="/decide/[token]", title="interrupt_chat · decide")  # decision links
+app.add_page(decide, route="/decide/[token]", title="interrupt_chat · decide")  # decision links
+if people_mode():
+    app.add_page(login, route="/login", title="interrupt_chat · sign in")
+    app.add_page(team, route="/team", title="interrupt_chat · team")
+app.register_lifespan_task(prepare_auth_db)  # the login's tables (and people) before the first request
 app.register_lifespan_task(ic.expiry_sweeper)  # sets expire while nobody visits, too
 ic.tune_emit(app)  # a tab's update is sent without a task and a wait (docs/decisions/0023)
 ic.tune_gc()  # last: the pages above are frozen with the modules (docs/decisions/0023)

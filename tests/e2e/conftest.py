@@ -118,7 +118,8 @@ def dojo_base() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: str, dojo_base: str | None):
+def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: str, dojo_base: str | None,
+               tmp_path_factory):
     from reflex.testing import AppHarness, AppHarnessProd
 
     os.environ["INTERRUPT_CHAT_AGENT_URL"] = demo_agent.url
@@ -127,6 +128,10 @@ def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: st
     else:
         os.environ.pop("INTERRUPT_CHAT_DOJO_URL", None)
     os.environ["INTERRUPT_CHAT_DB_URL"] = thread_db_url
+    # The demo's people (contracts §6.2: /login, /team, whoami names the signed-in person) for the whole
+    # session, their logins in a fresh file: every other page is as without them for an anonymous visitor.
+    os.environ["INTERRUPT_CHAT_DEMO_PEOPLE"] = "1"
+    os.environ["REFLEX_DB_URL"] = f"sqlite:///{tmp_path_factory.mktemp('auth') / 'auth.db'}"
     harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else _same_site(AppHarness)
     with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:
         yield harness

@@ -178,6 +178,7 @@ def scale_app(scale_agent: DemoAgent, tmp_path_factory) -> Iterator[ScaleApp]:
         env = {**os.environ, "REFLEX_REDIS_URL": redis_url, "GRANIAN_WORKERS": "2",
                "INTERRUPT_CHAT_AGENT_URL": scale_agent.url,
                "INTERRUPT_CHAT_DB_URL": f"sqlite:///{folder / 'threads.db'}",
+               "REFLEX_DB_URL": f"sqlite:///{folder / 'auth.db'}",  # the demo's logins (both workers make its tables)
                "REFLEX_FRONTEND_PORT": str(port), "REFLEX_BACKEND_PORT": str(port),
                "REFLEX_API_URL": f"http://127.0.0.1:{proxy.port}", "REFLEX_WEB_WORKDIR": str(WEB_DIR)}
         app = ScaleApp(env, port, folder / "app.log")

@@ -57,6 +57,19 @@ def postgres_url():
         yield url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _demo_login_database(tmp_path_factory):
+    """Reflex's database with the demo login's tables, as the app's start-up makes them: once the demo site
+    is imported, reflex-local-auth's state reads it whenever a tab's whole state is drawn (``root.dict()``)."""
+    from interrupt_chat.demo.login import prepare_auth_db
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("REFLEX_DB_URL", f"sqlite:///{tmp_path_factory.mktemp('auth') / 'auth.db'}")
+        patch.delenv("INTERRUPT_CHAT_DEMO_PEOPLE", raising=False)
+        prepare_auth_db()
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _thread_database_off_unless_asked(monkeypatch):
     """Chats keep their threads in memory in the unit tests (no file in the checkout); a test that

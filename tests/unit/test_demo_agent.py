@@ -39,6 +39,7 @@ STANDARD_INTERRUPTS = {
     "credential": ["input_required"],
     "multi": ["tool_call", "input_required", "confirmation"],
     "expiring": ["confirmation"],
+    "pay": ["tool_call"],
     "both": ["confirmation"],
 }
 LEGACY_VALUES = {

@@ -14,6 +14,8 @@ Scenario = first word of the last user message, lowercased, outer punctuation st
 ``credential``     ``input_required``: masked ``api_key`` (never echoed, never logged)
 ``multi``          three interrupts in one outcome (tool approval, choice, confirmation)
 ``expiring``       ``confirmation`` with ``expiresAt`` = now + ``expires_in``
+``pay``            text + ``pay_invoice`` tool call, ``tool_call`` interrupt with ``expiresAt`` ("pay invoice
+                   12000 to ACME expires 30"; default 600 s; see :mod:`.payments`)
 ``legacy``         CUSTOM ``on_interrupt`` (JSON string with question/message/responseSchema),
                    plain RUN_FINISHED; alias ``legacy-json``
 ``legacy-string``  CUSTOM ``on_interrupt`` with the plain string "approval: publish the draft?"

@@ -6,17 +6,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
 from .events import EventFactory
 from .store import DemoStore, OpenInterrupts, PendingInterrupt, ThreadState
 
-__all__ = ["DEFAULT_DELAY", "DEFAULT_EXPIRES_IN", "DemoConfig", "RunContext"]
+__all__ = ["DEFAULT_DELAY", "DEFAULT_EXPIRES_IN", "DemoConfig", "RunContext", "last_user_text"]
 
 #: Seconds slept before each streamed delta (text or tool-call arguments).
 DEFAULT_DELAY = 0.03
 #: Lifetime in seconds of the ``expiring`` scenario's interrupt.
 DEFAULT_EXPIRES_IN = 30.0
+
+
+def last_user_text(body: RunAgentInput) -> str:
+    """Text of the last user message (text parts joined), or ``""``."""
+    for message in reversed(body.messages):
+        if isinstance(message, UserMessage):
+            if isinstance(message.content, str):
+                return message.content
+            return " ".join(getattr(part, "text", "") for part in message.content)
+    return ""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ __all__ = [
     "choice",
     "confirmation",
     "credential",
+    "expires_at",
     "legacy_value",
 ]
 
@@ -53,16 +54,27 @@ CREDENTIAL_SCHEMA: dict[str, Any] = {
 }
 
 
-def approval(tool_call_id: str, tool_name: str, args: dict[str, Any]) -> PendingInterrupt:
-    """A ``tool_call`` interrupt (pydantic-ai style id ``int-<toolCallId>``), approve-with-edits."""
+def approval(tool_call_id: str, tool_name: str, args: dict[str, Any], *, message: str | None = None,
+             expires_in: float | None = None, kind: str = "approval") -> PendingInterrupt:
+    """A ``tool_call`` interrupt (pydantic-ai style id ``int-<toolCallId>``), approve-with-edits.
+
+    Args:
+        tool_call_id: the tool call it approves.
+        tool_name: the tool's name.
+        args: the call's arguments.
+        message: the question; default: the ``delete_files`` one (``Delete <count> files in <path>?``).
+        expires_in: seconds from now to ``expiresAt``; None: no expiry.
+        kind: the continuation on resume (``approval``; ``payment`` for ``pay_invoice``).
+    """
     interrupt = Interrupt(
         id=f"int-{tool_call_id}",
         reason="tool_call",
         tool_call_id=tool_call_id,
-        message=f"Delete {args['count']} files in {args['path']}?",
+        message=message or f"Delete {args['count']} files in {args['path']}?",
         response_schema=APPROVAL_SCHEMA,
+        expires_at=expires_at(expires_in),
     )
-    return PendingInterrupt(interrupt, "approval", tool_name=tool_name, tool_args=dict(args))
+    return PendingInterrupt(interrupt, kind, tool_name=tool_name, tool_args=dict(args))
 
 
 def choice() -> PendingInterrupt:
@@ -83,18 +95,21 @@ def credential() -> PendingInterrupt:
 
 def confirmation(message: str, *, expires_in: float | None = None, langgraph_id: bool = False) -> PendingInterrupt:
     """A yes/no ``confirmation``; ``expires_in`` seconds sets ``expiresAt`` (ISO 8601, UTC offset)."""
-    expires_at = None
-    if expires_in is not None:
-        deadline = datetime.now(UTC) + timedelta(seconds=expires_in)
-        expires_at = deadline.isoformat(timespec="milliseconds")
     interrupt = Interrupt(
         id=uuid.uuid4().hex if langgraph_id else new_id("int"),
         reason="confirmation",
         message=message,
         response_schema=CONFIRMATION_SCHEMA,
-        expires_at=expires_at,
+        expires_at=expires_at(expires_in),
     )
     return PendingInterrupt(interrupt, "confirmation")
+
+
+def expires_at(seconds: float | None) -> str | None:
+    """``expiresAt`` for ``seconds`` from now (ISO 8601 with the UTC offset), or None."""
+    if seconds is None:
+        return None
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat(timespec="milliseconds")
 
 
 def legacy_value(message: str, **extra: Any) -> str:

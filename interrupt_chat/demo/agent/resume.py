@@ -24,6 +24,7 @@ from ag_ui.core import BaseEvent, Interrupt, ResumeEntry, RunAgentInput
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+from . import payments
 from .context import RunContext
 from .store import OpenInterrupts, PendingInterrupt
 
@@ -174,6 +175,8 @@ def handle_legacy_resume(ctx: RunContext, resume: LegacyResume) -> Iterator[Base
 
 def _continue(item: PendingInterrupt, entry: ResumeEntry) -> tuple[str, str | None]:
     """(summary line, TOOL_CALL_RESULT content or None) for one answered interrupt."""
+    if item.kind == "payment":
+        return payments.continue_payment(item, entry)
     is_tool = item.kind == "approval"
     if entry.status == "cancelled":
         return "Cancelled.", "cancelled by user" if is_tool else None

@@ -16,8 +16,8 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 
-from . import backlog, dojo, frontend, generative, interrupts
-from .context import RunContext
+from . import backlog, dojo, frontend, generative, interrupts, payments
+from .context import RunContext, last_user_text
 from .events import new_id
 from .store import PendingInterrupt
 
@@ -48,16 +48,6 @@ _ECHO_LIMIT = 200
 
 
 # -- selection ----------------------------------------------------------------------------
-
-
-def last_user_text(body: RunAgentInput) -> str:
-    """Text of the last user message (text parts joined), or ``""``."""
-    for message in reversed(body.messages):
-        if isinstance(message, UserMessage):
-            if isinstance(message.content, str):
-                return message.content
-            return " ".join(getattr(part, "text", "") for part in message.content)
-    return ""
 
 
 def select_scenario(body: RunAgentInput) -> str:
@@ -93,7 +83,7 @@ def _markdown_answer(user_text: str) -> str:
         "## Hello from the demo agent\n\n"
         f"You said: {echo}\n\n"
         "Things to try:\n\n"
-        "- **approval**, **choice**, **credential**, **multi**, **expiring**: interrupts\n"
+        "- **approval**, **choice**, **credential**, **multi**, **expiring**, **pay**: interrupts\n"
         "- **legacy**, **question**, **legacy-string**, **both**: the legacy `on_interrupt` channel\n"
         "- **tools**, **long**, **error**, **xss**: everything else\n\n"
         "```python\n"
@@ -241,6 +231,7 @@ SCENARIOS: dict[str, Scenario] = {
     "credential": credential,
     "multi": multi,
     "expiring": expiring,
+    "pay": payments.pay,
     "legacy": legacy,
     "legacy-json": legacy,
     "legacy-string": legacy_string,

@@ -32,7 +32,7 @@ MAX_THREADS = 10_000  # threads whose turn and open interrupts are kept (the old
 class PendingInterrupt:
     """One open interrupt plus what the agent needs to continue after it.
 
-    ``kind`` selects the continuation (``approval``, ``choice``, ``credential``,
+    ``kind`` selects the continuation (``approval``, ``payment``, ``choice``, ``credential``,
     ``confirmation``); ``tool_args`` holds the original arguments of a tool-bound one.
     """
 
