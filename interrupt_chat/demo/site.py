@@ -33,6 +33,7 @@ from interrupt_chat.demo.dojo_pages import (
     weather_chat,
 )
 from interrupt_chat.demo.login import login_form, people_mode, prepare_auth_db, signed_in, whoami
+from interrupt_chat.demo.team import TEAM as PEOPLE
 from interrupt_chat.model.people import ANONYMOUS
 
 SCENARIOS = [
@@ -243,8 +244,8 @@ async def team_owner(chat: ic.ChatState) -> str | None:
 
 
 # ``/`` (its identity: "default"); the inbox lists its approvals
-MAIN = ic.Chat(dojo_url("agentic_chat"), owner=demo_owner)
-TEAM = ic.Chat(name="team", owner=team_owner)  # ``/team`` (INTERRUPT_CHAT_DEMO_PEOPLE=1): people only
+MAIN = ic.Chat(dojo_url("agentic_chat"), owner=demo_owner, people=PEOPLE)  # pay_invoice goes to finance (team.py)
+TEAM = ic.Chat(name="team", owner=team_owner, people=PEOPLE)  # ``/team`` (INTERRUPT_CHAT_DEMO_PEOPLE=1): people only
 APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)], on_expiry="cancel")  # expiry fails closed
 MANUAL = ic.Chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
 

@@ -166,12 +166,13 @@ async def owner_of(chat: ChatLike) -> str:
     owner = fn(chat) if fn is not None else chat.owner()
     if inspect.isawaitable(owner):
         owner = await owner
+    browser = owner is ANONYMOUS or fn is None
     if owner is ANONYMOUS:  # the app's login has nobody: this tab's browser identity (as without owner=)
         owner = person
     if not owner:
         return ""
     key = f"{owner}|{chat.get_full_name()}"
-    legacy = identity.legacy_of(chat) if fn is None else ""
+    legacy = identity.legacy_of(chat) if browser else ""
     if legacy and (old := f"{legacy}|{chat.get_full_name()}") not in _adopted:
         await _adopt(old, key)
     if chat.__class__.legacy_names and key not in _moved:
