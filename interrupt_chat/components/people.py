@@ -22,7 +22,8 @@ SCOPE_LABELS = (("mine", "Assigned to me"), ("asked", "Asked by me"), ("all", "A
 
 def _assignee(card: Any) -> rx.Component:
     return rx.cond(card.routed, rx.badge(
-        "Waits for ", rx.cond(card.assignee_names != "", card.assignee_names, "you"), size="1", variant="soft", color_scheme="gray", high_contrast=True,
+        "Waits for ", rx.cond(card.assignee_names != "", card.assignee_names, "you"),
+        size="1", variant="soft", color_scheme="gray", high_contrast=True,
         custom_attrs={"data-testid": "request-assignee", "data-assignee": card.assignee}))
 
 
