@@ -121,3 +121,20 @@ async def test_an_anonymous_visitor_of_a_people_chat_decides_as_before(chat_cls,
 def test_anonymous_is_the_empty_name_and_no_login():
     assert ANONYMOUS == "" and repr(ANONYMOUS) == "interrupt_chat.ANONYMOUS"
     assert server_secret.public_person("abcdefghijklmnopqrstuv|x").startswith("anon-")
+
+
+async def test_hostile_arguments_to_the_people_handlers_change_nothing(chat_cls, agent, database):
+    alice = await _ask(chat_cls)
+    card = alice.card()
+    bob = await Tab(chat_cls, "bob").load()
+    await chat_cls.inbox_set_scope.fn(bob.chat, {"$ne": 1})
+    assert bob.chat.inbox_scope == "mine"
+    for to in ("role:nobody", "alice|x", "", "role:", {"id": "carol"}):
+        await chat_cls.inbox_reassign.fn(bob.chat, alice.chat.thread_id, card.id, to)
+    await chat_cls.inbox_reassign.fn(bob.chat, "no-such-thread", card.id, "carol")
+    await chat_cls.delegate_save.fn(bob.chat, ["to", "carol"])
+    await chat_cls.delegate_save.fn(bob.chat, {"to": "carol", "until": "9999-12-31"})  # beyond a year
+    assert bob.chat.delegation == {} and bob.chat.people_error
+    row = next(iter(store.of_thread(database, alice.chat._owner_key, alice.chat.thread_id).values()))
+    assert row.assignees == ["role:finance"] and row.revision == 1
+    assert store.delegation_of(database, "bob", datetime.now(UTC)) is None
