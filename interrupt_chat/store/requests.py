@@ -10,6 +10,7 @@ assignees, so "what is assigned to me" is one indexed query.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, delete, or_, select, tuple_, update
 
 from .rows import _aware
-from .schema import assignees_table, delegations_table, requests_table
+from .schema import assignees_table, delegations_table, requests_table, threads_table
 from .types import ThreadDBError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Delegation", "RequestRow", "add_approval", "asked", "clear_delegation", "close", "delegation_of",
            "delegators_of", "due", "escalate", "get", "mine", "of_thread", "open_requests", "reassign", "reminded",
-           "set_delegation"]
+           "set_delegation", "still_waiting"]
 
 MAX_LISTED = 2000  # requests one listing reads at most
 
@@ -220,6 +221,15 @@ def due(db: ThreadDB, now: datetime, limit: int = 200) -> list[RequestRow]:
     with db._transaction("list due reminders") as conn:
         rows = conn.execute(select(t).where(and_(t.c.state == "open", when)).limit(limit)).all()
     return [_row(r) for r in rows]
+
+
+def still_waiting(db: ThreadDB, row: RequestRow) -> bool:
+    """Whether the request's thread still waits for it (not deleted, not answered by a path that closed nothing)."""
+    t = threads_table
+    with db._transaction("check a request still waits") as conn:
+        found = conn.execute(select(t.c.pending, t.c.pending_count).where(
+            and_(t.c.owner == row.owner, t.c.thread_id == row.thread_id))).first()
+    return found is not None and bool(found.pending_count) and row.interrupt_id in json.dumps(found.pending)
 
 
 # -- delegation ------------------------------------------------------------------------------------

@@ -37,6 +37,10 @@ async def remind() -> int:
         people = core.people_of(core.chat_of_key(row.owner))
         if people is None:
             continue
+        if not await persistence.db_read(store.still_waiting, db, row):  # deleted, or gone another way
+            await persistence.db_call(store.close, db, row.owner, row.thread_id, [row.interrupt_id])
+            await core.tell(people, row)
+            continue
         if not row.reminded and row.remind_at is not None and row.remind_at <= now:
             marked = await persistence.db_call(store.reminded, db, row)
             if marked is None:
