@@ -72,6 +72,7 @@ class _Found:
     link: links.Link | None = None
     interrupt: Interrupt | None = None  # what Approve / Reject answer (only an approval: approval_payload)
     again: str = ""  # done before this page answered it: how, when and by whom (:func:`already`)
+    viewer: str = ""  # people: whose decision this page gives (the link's recipient, else the signed-in person)
 
 
 class DecideState(rx.State):
@@ -141,12 +142,15 @@ class DecideState(rx.State):
         """A request between people: answered as the signed-in person, who must be one it waits for."""
         link = found.link
         assert link is not None
-        chat = await self.get_state(found.chat_cls)
-        viewer = await persistence.owner_of(cast("Any", chat))
+        viewer = found.viewer
         names = found.card.assignee_names if found.card is not None else ""
         refusal = await people_deciding.as_assignee(viewer, found.chat_cls, found.owner_key, link.thread_id,
                                                     link.interrupt_id, link.run_id, "resolve", payload, "link") \
             if viewer and viewer != found.owner_key else people_deciding.NOT_YOURS.format(names=names)
+        db = persistence.database()
+        if not refusal and db is not None:
+            with contextlib.suppress(ThreadDBError):  # the decision stands; the link reads as used anyway
+                await persistence.db_call(stored_secrets.use_once, db, link.use_id)
         again = await _find(self, token, fresh=True)
         await self._show(again)
         async with self:
@@ -183,10 +187,11 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
         chat_cls = _chat_of(owner_key)
         if chat_cls is None:
             return _Found("invalid")
-        if chat_cls.decide_requires_owner:
-            chat = await state.get_state(chat_cls)
-            if await persistence.owner_of(cast("Any", chat)) != owner_key:
-                return _Found("login")
+        recipient = f"{link.person}|{chat_cls.get_full_name()}" if link.person else ""
+        signed = await persistence.owner_of(cast("Any", await state.get_state(chat_cls))) \
+            if chat_cls.decide_requires_owner or (chat_cls.people is not None and not recipient) else ""
+        if chat_cls.decide_requires_owner and signed not in (owner_key, recipient):
+            return _Found("login")
         decided = await persistence.db_read(db.decisions, owner_key, link.thread_id)
         record = next((d for d in reversed(decided) if d.interrupt_id == link.interrupt_id), None)
         action = record.action if record is not None else ""
@@ -217,13 +222,14 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
     interrupt = next(i for i in pending.interrupts if i.id == link.interrupt_id)
     if card.tool_name and not card.edit_args:  # the page shows the call's arguments
         card = dataclasses.replace(card, edit_args=tool_args(interrupt_dict(interrupt), session.transcript))
+    viewer = recipient or signed
     if chat_cls.people is not None:  # a request between people: only its asker, assignees and delegates see it
-        viewer = await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
         seen = await people_views.on_link(chat_cls, owner_key, link.thread_id, card, viewer)
         if seen is None:
             return _Found("login")
         card = seen
-    return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt)
+    return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt,
+                  viewer=viewer)
 
 
 def _owner_of(db: ThreadDB, link: links.Link) -> str | None:

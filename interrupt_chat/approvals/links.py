@@ -58,6 +58,7 @@ class Link:
     run_id: str
     owner_hash: str
     expires: float  # Unix seconds
+    person: str = ""  # the recipient it was made for (people: a mail's or a Slack message's); "" for the owner
 
     @property
     def expired(self) -> bool:
@@ -67,14 +68,15 @@ class Link:
     @property
     def use_id(self) -> str:
         """The link's id in the table of used links: what it says, however it was spelled."""
-        said = json.dumps([self.thread_id, self.interrupt_id, self.run_id, self.owner_hash, int(self.expires)])
+        said = json.dumps([self.thread_id, self.interrupt_id, self.run_id, self.owner_hash, int(self.expires),
+                           *([self.person] if self.person else [])])
         return hashlib.sha256(said.encode()).hexdigest()[:32]
 
 
-def make(owner_key: str, thread_id: str, interrupt_id: str, run_id: str, expires: float) -> str:
-    """A signed token for one interrupt of one thread."""
-    payload = json.dumps({"t": thread_id, "i": interrupt_id, "r": run_id, "h": owner_hash(owner_key),
-                          "e": int(expires)}, separators=(",", ":")).encode()
+def make(owner_key: str, thread_id: str, interrupt_id: str, run_id: str, expires: float, person: str = "") -> str:
+    """A signed token for one interrupt of one thread (``person``: the recipient who decides by it, people)."""
+    fields = {"t": thread_id, "i": interrupt_id, "r": run_id, "h": owner_hash(owner_key), "e": int(expires)}
+    payload = json.dumps({**fields, "p": person} if person else fields, separators=(",", ":")).encode()
     body = _b64(payload)
     return f"{body}.{_b64(_sign(body))}"
 
@@ -89,15 +91,19 @@ def parse(token: str) -> Link | None:
             return None
         raw = json.loads(_unb64(body))
         fields = raw["t"], raw["i"], raw["r"], raw["h"]
-        if not all(isinstance(f, str) for f in fields) or type(raw["e"]) is not int:
+        person = raw.get("p", "")
+        if not all(isinstance(f, str) for f in (*fields, person)) or type(raw["e"]) is not int:
             return None
-        return Link(*fields, float(raw["e"]))
+        return Link(*fields, float(raw["e"]), person)
     except (ValueError, KeyError, TypeError):
         return None
 
 
-def url_for(owner_key: str, session: AgentSession, interrupt_id: str) -> str:
-    """The decision link of one open interrupt, or "" (a secret to type, a legacy set, no interrupt)."""
+def url_for(owner_key: str, session: AgentSession, interrupt_id: str, person: str = "") -> str:
+    """The decision link of one open interrupt, or "" (a secret to type, a legacy set, no interrupt).
+
+    ``person``: the recipient it is for (people): deciding by it records them as the actor.
+    """
     pending = session.tracker.pending
     interrupt = next((i for i in pending.interrupts if i.id == interrupt_id), None) if pending else None
     if pending is None or interrupt is None or holds_secret(interrupt.response_schema):
@@ -111,7 +117,7 @@ def url_for(owner_key: str, session: AgentSession, interrupt_id: str) -> str:
         if at is not None:
             expires = min(expires, at.timestamp())
     return public_base() + DECIDE_PATH + make(owner_key, session.thread_id, interrupt_id, pending.run_id or "",
-                                              expires)
+                                              expires, person)
 
 
 def public_base() -> str:
