@@ -147,10 +147,7 @@ class DecideState(rx.State):
         refusal = await people_deciding.as_assignee(viewer, found.chat_cls, found.owner_key, link.thread_id,
                                                     link.interrupt_id, link.run_id, "resolve", payload, "link") \
             if viewer and viewer != found.owner_key else people_deciding.NOT_YOURS.format(names=names)
-        db = persistence.database()
-        if not refusal and db is not None:
-            with contextlib.suppress(ThreadDBError):  # the decision stands; the link reads as used anyway
-                await persistence.db_call(stored_secrets.use_once, db, link.use_id)
+        # not marked used: a partial approval leaves the request open, and a second click of one person counts once
         again = await _find(self, token, fresh=True)
         await self._show(again)
         async with self:
