@@ -45,7 +45,7 @@ from ..store.threads_db import ThreadDBError
 from ..workers import runs
 
 __all__ = ["EVENTS", "MAX_ATTEMPTS", "SIGNATURE_HEADER", "TIMESTAMP_HEADER", "WEBHOOK_SECRET_ENV", "WEBHOOK_URL_ENV",
-           "emit", "notification", "requests_of", "sign", "verify"]
+           "emit", "notification", "queue", "requests_of", "sign", "verify"]
 
 if TYPE_CHECKING:
     from ..agui import AgentSession
@@ -166,6 +166,28 @@ async def emit(owner_key: str, items: Iterable[dict[str, Any]]) -> None:
     _courier.wake()
 
 
+async def queue(chat: str, items: Iterable[dict[str, Any]]) -> None:
+    """Queue channel items (mail, Slack: ``body["channel"]``) of ``chat`` for delivery, each once by its ``id``."""
+    from ..tab import persistence
+
+    db = persistence.database()
+    items = list(items)
+    if not items:
+        return
+    for item in items:
+        if db is None:
+            _memory.append(outbox.OutboxItem(item["id"], chat, item, 0))
+            continue
+        try:
+            await persistence.db_call(outbox.enqueue, db, item["id"], chat, item)
+        except ThreadDBError:  # logged once per outage; the item is lost with the database
+            return
+    _courier.wake()
+
+
+CHANNELS: dict[str, Any] = {}  # "deliver": the channels' courier side (approvals/channels/reach.deliver)
+
+
 def _chat_of(owner_key: str) -> str:
     return owner_key.rsplit("|", 1)[1] if "|" in owner_key else ""
 
@@ -250,7 +272,13 @@ class _Courier:
             pass
 
     async def deliver(self, chat: str, body: dict[str, Any]) -> bool:
-        """Hand one notification to the chat's ``notify`` function and the webhook; True when both took it."""
+        """Hand one notification to the chat's ``notify`` function and the webhook; True when both took it.
+
+        A channel item (mail, Slack) goes to its channel instead.
+        """
+        if body.get("channel"):
+            deliver = CHANNELS.get("deliver")
+            return True if deliver is None else bool(await deliver(body))
         ok = True
         fn = _notify_fn(chat)
         if fn is not None:

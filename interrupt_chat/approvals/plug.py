@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..tab import hooks, server_secret
 from ..workers import sync
 from . import expiry, follow, missing_pages, notifier, rule_answers
+from .channels import reach as channels_reach
 from .people import assign as people_assign
 from .people import deciding as people_deciding
 from .people import rows as people_rows
@@ -86,4 +87,5 @@ class _Rules:
 def install() -> None:
     """Plug the approvals into the chat, and live sync's notices into the tabs they concern."""
     hooks.install(Approvals())
+    notifier.CHANNELS["deliver"] = channels_reach.deliver  # mail and Slack items of the outbox
     sync.set_follower(follow.follow_tab)

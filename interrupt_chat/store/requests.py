@@ -58,6 +58,7 @@ class RequestRow:
     escalated: bool = False
     state: str = "open"
     revision: int = 1
+    about: dict[str, Any] = field(default_factory=dict)  # {"message", "args", "masked", "title"} for mail and Slack
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -75,7 +76,7 @@ def _row(r: Any) -> RequestRow:
                       int(r.need), list(r.approvals or []), r.tool or "", r.reason or "", _aware(r.surfaced_at),
                       _aware(r.expires_at) if r.expires_at else None, _aware(r.remind_at) if r.remind_at else None,
                       _aware(r.escalate_at) if r.escalate_at else None, list(r.escalate_to or []), bool(r.reminded),
-                      bool(r.escalated), r.state, int(r.revision))
+                      bool(r.escalated), r.state, int(r.revision), dict(r.about or {}))
 
 
 def _where(key: tuple[str, str, str], revision: int | None = None) -> Any:
@@ -103,7 +104,7 @@ def open_requests(db: ThreadDB, rows: Sequence[RequestRow]) -> list[RequestRow]:
         values = {k: getattr(row, k) for k in ("owner", "thread_id", "interrupt_id", "run_id", "chat", "asker",
                                                "assignees", "need", "approvals", "tool", "reason", "surfaced_at",
                                                "expires_at", "remind_at", "escalate_at", "escalate_to", "reminded",
-                                               "escalated", "state", "revision")}
+                                               "escalated", "state", "revision", "about")}
         try:
             with db._transaction("store a request's assignees", write=True) as conn:
                 found = conn.execute(select(requests_table).where(_where(row.key))).first()

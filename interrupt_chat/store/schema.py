@@ -16,15 +16,18 @@
 - ``interrupt_chat_requests``: who must decide each request of a chat with people (its assignees, approvals so far).
 - ``interrupt_chat_request_assignees``: one row per open request and assignee (``mine``: what is assigned to me).
 - ``interrupt_chat_delegations``: a person's delegate while away, until a date.
+- ``interrupt_chat_channel_prefs``: where each person wants requests: the app, mail, Slack, or both.
+- ``interrupt_chat_slack_messages``: the Slack messages sent about a request (updated in place once it is decided).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBinary, MetaData, String, Table, Text
 
-__all__ = ["assignees_table", "branches_table", "decisions_table", "delegations_table", "feedback_table",
-           "files_table", "link_uses_table", "messages_table", "metadata", "outbox_table", "policies_table",
-           "requests_table", "schema_version_table", "secrets_table", "threads_table", "tombstones_table"]
+__all__ = ["assignees_table", "branches_table", "channel_prefs_table", "decisions_table", "delegations_table",
+           "feedback_table", "files_table", "link_uses_table", "messages_table", "metadata", "outbox_table",
+           "policies_table", "requests_table", "schema_version_table", "secrets_table", "slack_messages_table",
+           "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 
@@ -186,6 +189,7 @@ requests_table = Table(
     Column("escalated", Boolean, nullable=False),
     Column("state", String(16), nullable=False),  # open | closed
     Column("revision", Integer, nullable=False),  # every change is conditional on it
+    Column("about", JSON),  # what mail and Slack say of it: {"message", "args", "masked", "title"}
     Index("interrupt_chat_requests_due", "state", "remind_at", "escalate_at"),
 )
 
@@ -206,4 +210,23 @@ delegations_table = Table(
     Column("until", DateTime(timezone=True), nullable=False),
     Column("set_at", DateTime(timezone=True), nullable=False),
     Index("interrupt_chat_delegations_delegate", "delegate"),
+)
+
+channel_prefs_table = Table(
+    "interrupt_chat_channel_prefs", metadata,
+    Column("person", String, primary_key=True),  # an owner= id
+    Column("choice", String(8), nullable=False),  # app | mail | slack | both
+    Column("set_at", DateTime(timezone=True), nullable=False),
+)
+
+slack_messages_table = Table(
+    "interrupt_chat_slack_messages", metadata,
+    Column("owner", String, primary_key=True),  # the request's asker key
+    Column("thread_id", String, primary_key=True),
+    Column("interrupt_id", String, primary_key=True),
+    Column("person", String, primary_key=True),  # the recipient
+    Column("kind", String(16), primary_key=True),  # assigned | reminder | escalated: each message is updated
+    Column("channel", String, nullable=False),  # the DM channel chat.postMessage answered with
+    Column("ts", String, nullable=False),
+    Column("posted_at", DateTime(timezone=True), nullable=False),
 )

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import logging
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...agui import interrupt_dict, parse_expiry
+from ...agui.interrupts import holds_secret
 from ...model.cards import tool_args
 from ...model.people import People, Request
 from ...model.policies import tool_name
@@ -57,6 +58,15 @@ def _row(people: People, owner: str, chat: str, asker: str, run_id: str, request
     return row
 
 
+def _about(session: AgentSession, interrupt: Interrupt, request: Request) -> dict[str, Any]:
+    """What mail and Slack may say of a request: never a field of one that asks for a secret (S23)."""
+    title = next((m.content[:60] for m in session.transcript.messages
+                  if m.role == "user" and isinstance(m.content, str) and m.content), "")
+    masked = holds_secret(interrupt.response_schema)
+    return {"message": request.message[:2000], "args": {} if masked else dict(request.args), "masked": masked,
+            "title": str(title)}
+
+
 async def surfaced(owner: str, session: AgentSession) -> dict[str, RequestRow]:
     """After the lock, before any card is drawn: store the routing of the set's open requests.
 
@@ -75,8 +85,10 @@ async def surfaced(owner: str, session: AgentSession) -> dict[str, RequestRow]:
         if interrupt.id in session.tracker.answers:
             continue
         try:
-            row = _row(people, owner, owner.rpartition("|")[2], asker, pending.run_id or "",
-                       _request(people, asker, session, interrupt))
+            request = _request(people, asker, session, interrupt)
+            row = _row(people, owner, owner.rpartition("|")[2], asker, pending.run_id or "", request)
+            if row is not None:
+                row.about = _about(session, interrupt, request)
         except Exception:  # the app's routing function failed: the request stays with its asker
             log.exception("people: the app's routing failed for a request; it stays with the person who asked")
             continue

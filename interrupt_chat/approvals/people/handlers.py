@@ -50,7 +50,7 @@ async def reassign(chat: ChatLike, thread_id: str, interrupt_id: str, to: str) -
         moved = await persistence.db_call(store.reassign, db, row, [to])
         if moved is not None:
             await partial_audit(moved, core.public(chat._owner_key, chat.__class__), "", action="reassigned")
-            await notices.later("assigned", moved)
+            await notices.later("assigned", moved, people)
             await core.tell(people, moved, row.assignees)
             return ""
     return "The request kept changing; try again."

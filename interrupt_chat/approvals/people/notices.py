@@ -1,11 +1,20 @@
-"""What the people's routing tells the app and the webhook: ``assigned``, ``reminder``, ``escalated``."""
+"""What the people's routing tells the app, the webhook, and the recipients' mail and Slack.
+
+``assigned`` (a request waits for its assignees), ``reminder`` and ``escalated``: to the chat's
+``notify`` function and the webhook (as every notification), and to each recipient through the
+channels they chose (:mod:`..channels.reach`): all assignees when a request is assigned (or
+reassigned), the current ones for a reminder, the new ones for an escalation.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...tab import server_secret
 from .. import notifier
+from ..channels import reach
+from . import core
 
 if TYPE_CHECKING:
     from ...agui import AgentSession
@@ -17,6 +26,7 @@ __all__ = ["assigned", "later"]
 
 async def assigned(people: People, row: RequestRow, session: AgentSession | None) -> None:
     """``assigned``: a request waits for its assignees (with its decision link when it has one)."""
+    await reach.reach("assigned", people, row, await core.recipients(people, row.assignees))
     if not notifier.wanted(row.owner):
         return
     await server_secret.ready()
@@ -31,8 +41,12 @@ async def assigned(people: People, row: RequestRow, session: AgentSession | None
         assignees=list(row.assignees))])
 
 
-async def later(event: str, row: RequestRow) -> None:
-    """``reminder`` or ``escalated`` (or ``assigned`` again after a reassignment), from the stored row."""
+async def later(event: str, row: RequestRow, people: People, new: Sequence[str] | None = None) -> None:
+    """``reminder`` or ``escalated`` (or ``assigned`` after a reassignment), from the stored row.
+
+    ``new``: who the message goes to (an escalation's new assignees); default every assignee.
+    """
+    await reach.reach(event, people, row, await core.recipients(people, row.assignees if new is None else new))
     if not notifier.wanted(row.owner):
         return
     await server_secret.ready()

@@ -9,6 +9,7 @@ from typing import Any
 from ...store import requests as store
 from ...store.threads_db import ThreadDBError
 from ...tab import persistence
+from ..channels import reach
 from . import core
 
 __all__ = ["FINAL", "closed"]
@@ -38,3 +39,5 @@ async def closed(owner: str, audits: Sequence[Any]) -> None:
             continue
         for row in (rows[i] for i in ids if i in rows):
             await core.tell(people, row)
+            audit = next(a for a in decided if a.interrupt_id == row.interrupt_id and a.thread_id == thread_id)
+            await reach.decided(row, audit.action, str((audit.detail or {}).get("actor") or ""), people)

@@ -45,7 +45,7 @@ async def remind() -> int:
             marked = await persistence.db_call(store.reminded, db, row)
             if marked is None:
                 continue  # another worker took it, or it moved on: the next pass reads it again
-            await notices.later("reminder", marked)
+            await notices.later("reminder", marked, people)
             await core.tell(people, marked)
             row, taken = marked, taken + 1
         if not row.escalated and row.escalate_at is not None and row.escalate_at <= now and row.escalate_to:
@@ -54,7 +54,7 @@ async def remind() -> int:
             if raised is None:
                 continue
             await partial_audit(raised, "", "", action="escalated", by="expiry")
-            await notices.later("escalated", raised)
+            await notices.later("escalated", raised, people, [w for w in raised.escalate_to if w not in before])
             await core.tell(people, raised, before)
             taken += 1
     return taken
