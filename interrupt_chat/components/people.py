@@ -91,6 +91,20 @@ def _scope(states: list[type[ChatState]]) -> rx.Component:
     )
 
 
+CHANNEL_LABELS = (("both", "Mail and Slack"), ("mail", "Mail"), ("slack", "Slack"), ("app", "In the app only"))
+
+
+def _channels(state: type[ChatState]) -> rx.Component:
+    """Where I want requests (and their reminders) besides the app."""
+    return rx.el.label(
+        rx.text("Also reach me by", size="1", color_scheme="gray", high_contrast=True),
+        rx.el.select(*[rx.el.option(label, value=value) for value, label in CHANNEL_LABELS],
+                     value=state.channel_choice, on_change=state.channel_set,
+                     class_name="ic-input ic-select", custom_attrs={"data-testid": "channel-choice"}),
+        class_name="ic-choice",
+    )
+
+
 def _delegation(state: type[ChatState]) -> rx.Component:
     """A delegation while away: who and until when; while one is in force, what it does and "Stop"."""
     form = rx.form(
@@ -111,13 +125,15 @@ def _delegation(state: type[ChatState]) -> rx.Component:
                   on_click=state.delegate_clear, custom_attrs={"data-testid": "delegate-clear"}),
         align="center", spacing="2", wrap="wrap", class_name="ic-delegate",
     )
-    return rx.cond(state.delegation.contains("to"), active, form)
+    error = rx.cond(state.people_error != "", rx.text(state.people_error, size="1", color_scheme="red",
+                                                     custom_attrs={"data-testid": "delegate-error", "role": "alert"}))
+    return rx.fragment(rx.cond(state.delegation.contains("to"), active, form), error)
 
 
 def inbox_people_bar(states: list[type[ChatState]]) -> rx.Component:
     """Above the inbox of a chat with people: the scope (every listed chat's) and the first chat's delegation."""
     people_on = functools.reduce(operator.or_, [s.people_on for s in states])
     return rx.cond(people_on, rx.hstack(
-        _scope(states), rx.spacer(), _delegation(states[0]),
+        _scope(states), _channels(states[0]), rx.spacer(), _delegation(states[0]),
         align="center", width="100%", wrap="wrap", spacing="3", class_name="ic-inbox-toolbar ic-people-bar",
     ))

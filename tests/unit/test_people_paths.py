@@ -138,3 +138,15 @@ async def test_hostile_arguments_to_the_people_handlers_change_nothing(chat_cls,
     row = next(iter(store.of_thread(database, alice.chat._owner_key, alice.chat.thread_id).values()))
     assert row.assignees == ["role:finance"] and row.revision == 1
     assert store.delegation_of(database, "bob", datetime.now(UTC)) is None
+
+
+async def test_a_person_chooses_where_requests_reach_them(chat_cls, database):
+    bob = await Tab(chat_cls, "bob").load()
+    await bob.inbox()
+    assert bob.chat.channel_choice == "both"
+    await chat_cls.channel_set.fn(bob.chat, "mail")
+    await chat_cls.channel_set.fn(bob.chat, "carrier pigeon")
+    assert bob.chat.channel_choice == "mail"
+    again = await Tab(chat_cls, "bob").load()
+    await again.inbox()
+    assert again.chat.channel_choice == "mail"

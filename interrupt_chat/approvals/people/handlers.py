@@ -7,12 +7,14 @@ one of the app's people, until a date within a year.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
+from ...store import channels as store_channels
 from ...store import requests as store
 from ...store.threads_db import ThreadDBError
 from ...tab import driver, persistence
@@ -96,6 +98,9 @@ async def show(chat: ChatLike, people: People) -> None:
             found = await persistence.db_read(store.delegation_of, db, person, datetime.now(UTC))
         except ThreadDBError:
             found = None
+    with contextlib.suppress(ThreadDBError):
+        state.channel_choice = await persistence.db_read(store_channels.choice_of, db, person) \
+            if db is not None and people.person(person) is not None else store_channels.DEFAULT_CHOICE
     state.delegation = {"to": found.delegate, "to_name": people.name(found.delegate),
                         "until": found.until.strftime("%Y-%m-%d")} if found is not None else {}
 
@@ -120,6 +125,7 @@ class PeopleHandlers(rx.State, mixin=True):
     delegation: dict[str, str] = {}  # my delegation in force: {"to", "to_name", "until"}, else {}
     reassign_open: str = ""  # the inbox card (its key) whose reassign editor is open
     people_error: str = ""  # why a delegation was refused
+    channel_choice: str = "both"  # where I want requests besides the app: both | mail | slack | app
 
     async def _refill(self) -> None:
         from ..inbox import fill
@@ -161,6 +167,19 @@ class PeopleHandlers(rx.State, mixin=True):
             data = form_data if isinstance(form_data, dict) else {}
             self.people_error = await delegate(chat, people, str(data.get("to") or ""), str(data.get("until") or "")) \
                 if people is not None and not chat.signed_out else "Sign in to delegate."
+
+    @rx.event(background=True)
+    async def channel_set(self, choice: str):
+        """Where I want requests and their reminders: ``both`` (mail and Slack), ``mail``, ``slack`` or ``app``."""
+        async with self:
+            chat = await driver.ready(self, _chat(self))
+            people, db = core.people_of(_chat(self)), persistence.database()
+            person = core.person_of(chat._owner_key)
+            if people is None or db is None or chat.signed_out or people.person(person) is None \
+                    or choice not in store_channels.CHOICES:
+                return
+            await persistence.db_call(store_channels.set_choice, db, person, choice)
+            self.channel_choice = choice
 
     @rx.event(background=True)
     async def delegate_clear(self):
