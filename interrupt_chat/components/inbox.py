@@ -76,8 +76,9 @@ def _row(state: type[ChatState], card: Any, chat_path: str) -> rx.Component:
                 size="1", color_scheme=rx.cond(card.expired, "red", "amber"), high_contrast=True),
         rx.el.button("Details", type="button", class_name="ic-summary ic-fold-toggle",
                      custom_attrs={"data-ic-toggle": "true", "aria-expanded": "false"}),
-        rx.link("Open thread", href=chat_path, size="1", on_click=state.switch_thread(card.thread_id),
-                custom_attrs={"data-testid": "inbox-open-thread"}),
+        rx.cond(card.asker == "",  # someone else's request (people): their thread is not the viewer's to open
+                rx.link("Open thread", href=chat_path, size="1", on_click=state.switch_thread(card.thread_id),
+                        custom_attrs={"data-testid": "inbox-open-thread"})),
         class_name="ic-row",
     )
 

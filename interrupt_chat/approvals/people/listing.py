@@ -44,7 +44,9 @@ class Listing:
         if foreign:
             row = next((r for r in self.foreign if (r.thread_id, r.interrupt_id) == (card.thread_id, card.id)), None)
             shown = await views.seen_by(self.people, chat, card, row, foreign=True)
-            return dataclasses.replace(shown, rememberable=False)
+            # someone else's request: Approve or Reject it as asked (no rule of mine, no edit of their call)
+            return dataclasses.replace(shown, rememberable=False, kind="approve" if shown.kind == "edit" else
+                                       shown.kind, edit_args="")
         return await views.seen_by(self.people, chat, card, self.own.get((card.thread_id, card.id)))
 
 
