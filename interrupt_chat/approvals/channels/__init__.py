@@ -4,3 +4,7 @@ A request assigned to people (:mod:`..people`) reaches each recipient through th
 (:mod:`.reach`), as items of the notification outbox: each sent once, retried with backoff, never twice
 from two workers. :mod:`.mail` sends mail; :mod:`.slack` posts direct messages and takes their clicks.
 """
+
+from . import mail  # registers the mail deliverer (reach.DELIVERERS["mail"])
+
+__all__ = ["mail"]
