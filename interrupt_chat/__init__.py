@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .model.old_paths import MOVED
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
+    from .approvals.channels.slack import slack_routes
     from .approvals.expiry import expiry_sweeper
     from .assembly.state import ChatState, InterruptState
     from .components.chat import chat, chat_state
@@ -61,6 +62,7 @@ __all__ = [
     "for_reasons",
     "policy_list",
     "set_default_agent_url",
+    "slack_routes",
     "thread_list",
     "tune_emit",
     "tune_gc",
@@ -84,6 +86,7 @@ _LAZY = {
     "decide_page": "interrupt_chat.components.decide",
     "set_default_agent_url": "interrupt_chat.tab.endpoint",
     "expiry_sweeper": "interrupt_chat.approvals.expiry",
+    "slack_routes": "interrupt_chat.approvals.channels.slack",
     "tune_gc": "interrupt_chat.workers.gc_tuning",
     "tune_emit": "interrupt_chat.workers.emit_tuning",
     "for_reasons": "interrupt_chat.model.reasons",

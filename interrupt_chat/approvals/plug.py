@@ -10,6 +10,7 @@ from ..tab import hooks, server_secret
 from ..workers import sync
 from . import expiry, follow, missing_pages, notifier, rule_answers
 from .channels import reach as channels_reach
+from .channels import slack as channels_slack
 from .people import assign as people_assign
 from .people import deciding as people_deciding
 from .people import rows as people_rows
@@ -88,4 +89,5 @@ def install() -> None:
     """Plug the approvals into the chat, and live sync's notices into the tabs they concern."""
     hooks.install(Approvals())
     notifier.CHANNELS["deliver"] = channels_reach.deliver  # mail and Slack items of the outbox
+    channels_slack.register()  # Slack's direct messages and their updates
     sync.set_follower(follow.follow_tab)

@@ -370,7 +370,8 @@ def subgraphs() -> rx.Component:
 
 
 def _api() -> Starlette:
-    return Starlette(routes=[Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
+    """The backend's own routes: the demo agent, and the clicks of Slack's direct messages (``/slack/interactions``)."""
+    return Starlette(routes=[*ic.slack_routes(), Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
 
 
 app = rx.App(
