@@ -86,7 +86,7 @@ async def partial_audit(row: RequestRow, actor: str, on_behalf_of: str, action: 
 
 async def gate(chat: ChatLike, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> Gate:
     """Inside the lock, before an answer is claimed: may this person give it, and is it the one that resumes?"""
-    people = core.people_of(type(chat))
+    people = core.people_of(chat.__class__)
     pending = session.tracker.pending
     db = persistence.database()
     if people is None or db is None or pending is None or pending.kind != "standard":
@@ -97,7 +97,7 @@ async def gate(chat: ChatLike, session: AgentSession, verb: str, payload: Any, i
         return Gate()
     ids = [interrupt_id] if interrupt_id else [i.id for i in pending.interrupts if i.id not in session.tracker.answers]
     acting = core.ACTING.get()
-    own = core.public(chat._owner_key, type(chat))
+    own = core.public(chat._owner_key, chat.__class__)
     actor = acting.actor if acting is not None else own
     detail = {"actor": actor, "onBehalfOf": acting.on_behalf_of if acting is not None else ""}
     for row in (rows[i] for i in ids if i in rows and rows[i].state == "open"):

@@ -33,7 +33,7 @@ GONE = "This request is not waiting any more."
 
 async def reassign(chat: ChatLike, thread_id: str, interrupt_id: str, to: str) -> str:
     """Inside the lock: hand a request to another person or role; "" when done, else why not (audited)."""
-    people = core.people_of(type(chat))
+    people = core.people_of(chat.__class__)
     db = persistence.database()
     person = core.person_of(chat._owner_key)
     if people is None or db is None or people.person(person) is None:
@@ -49,7 +49,7 @@ async def reassign(chat: ChatLike, thread_id: str, interrupt_id: str, to: str) -
             return NOT_YOURS.format(names=core.names(people, row.assignees))
         moved = await persistence.db_call(store.reassign, db, row, [to])
         if moved is not None:
-            await partial_audit(moved, core.public(chat._owner_key, type(chat)), "", action="reassigned")
+            await partial_audit(moved, core.public(chat._owner_key, chat.__class__), "", action="reassigned")
             await notices.later("assigned", moved)
             await core.tell(people, moved, row.assignees)
             return ""

@@ -60,7 +60,7 @@ async def names_of(people: People, person: str) -> list[str]:
 
 async def listing(chat: ChatLike) -> Listing | None:
     """Inside the lock: the requests the inbox lists for this person and scope (None: the chat has no people)."""
-    people = core.people_of(type(chat))
+    people = core.people_of(chat.__class__)
     db = persistence.database()
     if people is None:
         return None

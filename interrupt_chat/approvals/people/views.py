@@ -22,7 +22,7 @@ __all__ = ["annotate", "on_link", "seen_by"]
 
 async def annotate(chat: ChatLike, session: AgentSession, cards: list[Card]) -> list[Card]:
     """The asker's own cards (in the chat and the inbox), with who each waits for."""
-    people = core.people_of(type(chat))
+    people = core.people_of(chat.__class__)
     pending = session.tracker.pending
     db = persistence.database()
     if people is None or not cards:
@@ -41,7 +41,7 @@ async def seen_by(people: People, chat: ChatLike, card: Card, row: RequestRow | 
                   foreign: bool = False) -> Card:
     """One card as the person of ``chat`` sees it (``foreign``: someone else's request, in their inbox)."""
     person = core.person_of(chat._owner_key)
-    own = core.public(chat._owner_key, type(chat)) if people.person(person) is not None else ""
+    own = core.public(chat._owner_key, chat.__class__) if people.person(person) is not None else ""
     if row is None or row.state != "open":
         return dataclasses.replace(card, routed=True, assignee=own, assignee_names=people.name(own) if own else "",
                                    can_decide=True)
