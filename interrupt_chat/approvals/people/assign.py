@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ...agui import AgentSession
 
-__all__ = ["routed", "surfaced"]
+__all__ = ["routed", "saved", "surfaced"]
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,8 @@ async def surfaced(owner: str, session: AgentSession) -> dict[str, RequestRow]:
     """After the lock, before any card is drawn: store the routing of the set's open requests.
 
     Returns the stored rows by interrupt id (a request that stays with its asker has none). The
-    first time a request is stored, its assignees hear of it (``assigned``).
+    first time a request is stored, its assignees hear of it (``assigned``); their inboxes are told once
+    the thread is saved with it (:func:`saved`): until then an inbox cannot read the set.
     """
     chat_cls = core.chat_of_key(owner)
     people = core.people_of(chat_cls)
@@ -92,8 +93,23 @@ async def surfaced(owner: str, session: AgentSession) -> dict[str, RequestRow]:
     for row in stored:
         if (row.key, row.revision) in fresh and not row.approvals:  # stored now (not by an earlier tab)
             await notices.assigned(people, row, session)
-            await core.tell(people, row)
     return {row.interrupt_id: row for row in stored}
+
+
+async def saved(owner: str, session: AgentSession) -> None:
+    """The thread is saved with its new set: every page that shows one of its open requests follows it."""
+    people = core.people_of(core.chat_of_key(owner))
+    pending = session.tracker.pending
+    db = persistence.database()
+    if people is None or db is None or pending is None or pending.kind != "standard":
+        return
+    try:
+        rows = await persistence.db_read(store.of_thread, db, owner, session.thread_id, pending.run_id or "")
+    except ThreadDBError:
+        return
+    for row in rows.values():
+        if row.state == "open":
+            await core.tell(people, row)
 
 
 def routed(rows: dict[str, RequestRow]) -> set[str]:
