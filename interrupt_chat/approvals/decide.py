@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import reflex as rx
 from ag_ui.core import Interrupt
+from reflex.istate.proxy import StateProxy
 from sqlalchemy import select
 
 from ..agui import interrupt_dict
@@ -141,8 +142,7 @@ class DecideState(rx.State):
         """A request between people: answered as the signed-in person, who must be one it waits for."""
         link = found.link
         assert link is not None
-        chat = await self.get_state(found.chat_cls)
-        viewer = await persistence.owner_of(cast("Any", chat))
+        viewer = await _viewer(self, found.chat_cls)
         names = found.card.assignee_names if found.card is not None else ""
         refusal = await people_deciding.as_assignee(viewer, found.chat_cls, found.owner_key, link.thread_id,
                                                     link.interrupt_id, link.run_id, "resolve", payload, "link") \
@@ -183,10 +183,8 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
         chat_cls = _chat_of(owner_key)
         if chat_cls is None:
             return _Found("invalid")
-        if chat_cls.decide_requires_owner:
-            chat = await state.get_state(chat_cls)
-            if await persistence.owner_of(cast("Any", chat)) != owner_key:
-                return _Found("login")
+        if chat_cls.decide_requires_owner and await _viewer(state, chat_cls) != owner_key:
+            return _Found("login")
         decided = await persistence.db_read(db.decisions, owner_key, link.thread_id)
         record = next((d for d in reversed(decided) if d.interrupt_id == link.interrupt_id), None)
         action = record.action if record is not None else ""
@@ -218,12 +216,23 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
     if card.tool_name and not card.edit_args:  # the page shows the call's arguments
         card = dataclasses.replace(card, edit_args=tool_args(interrupt_dict(interrupt), session.transcript))
     if chat_cls.people is not None:  # a request between people: only its asker, assignees and delegates see it
-        viewer = await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
-        seen = await people_views.on_link(chat_cls, owner_key, link.thread_id, card, viewer)
+        seen = await people_views.on_link(chat_cls, owner_key, link.thread_id, card, await _viewer(state, chat_cls))
         if seen is None:
             return _Found("login")
         card = seen
     return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt)
+
+
+async def _viewer(state: StateLike, chat_cls: Any) -> str:
+    """Who opened the page, as ``chat_cls`` names its person (their owner key; "" for nobody).
+
+    The chat's state is read under the page's lock: a background event's proxy is entered for it (live
+    sync's ``follow_notice`` holds the lock already).
+    """
+    if isinstance(state, StateProxy) and not state._is_mutable():
+        async with state:
+            return await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
+    return await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
 
 
 def _owner_of(db: ThreadDB, link: links.Link) -> str | None:
