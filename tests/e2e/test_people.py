@@ -7,12 +7,11 @@ in their ``/inbox``; the audit on her chat says who decided and for whom. Each t
 
 from __future__ import annotations
 
-import shutil
 from datetime import date, timedelta
 
 from playwright.sync_api import Page, expect
 
-from .conftest import APP_ROOT, ARTIFACTS, Chat, DemoAgent
+from .conftest import ARTIFACTS, Chat, DemoAgent
 from .people import (
     LOAD,
     REPLY_MS,
@@ -31,7 +30,6 @@ from .people import (
     wait_resumes,
 )
 
-DOCS_SHOTS = APP_ROOT / "docs" / "screenshots"
 ESCALATING_IN = 30  # seconds to expiry: reminded at 15 s, escalated at 24 s, 6 s left to decide it
 
 
@@ -61,11 +59,9 @@ def _paid(page: Page, app_url: str, invoice: str) -> None:
 
 
 def _shoot(locator, name: str, **options) -> None:
-    """A screenshot into the artifacts, copied into the docs (docs/guides/people.md shows it)."""
+    """A screenshot into the artifacts (docs/guides/people.md shows a copy from docs/screenshots)."""
     ARTIFACTS.mkdir(exist_ok=True)
     locator.screenshot(path=str(ARTIFACTS / name), **options)
-    DOCS_SHOTS.mkdir(exist_ok=True)
-    shutil.copyfile(ARTIFACTS / name, DOCS_SHOTS / name)
 
 
 def test_a_payment_waits_for_finance_and_both_sides_follow_live(people: SignIn, app_url: str,
