@@ -6,6 +6,8 @@ demo's people (alice: staff; bob and dave: finance; carol: managers; password ``
 
 from __future__ import annotations
 
+import contextlib
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,7 +29,7 @@ REPLY_MS = 10_000  # a resumed run's answer: the agent streams it
 VIEWPORT = {"width": 1280, "height": 900}  # wide: the thread list and the audit are in view
 
 __all__ = ["LOAD", "REPLY_MS", "SYNC_MS", "Asked", "Hook", "SignIn", "approve_at_once", "ask", "audit", "events",
-           "hook_fixture", "inbox", "inbox_item", "people_fixture", "resumes", "wait_resumes"]
+           "hook_fixture", "inbox", "inbox_item", "people_fixture", "ready", "resumes", "signing_in", "wait_resumes"]
 
 SignIn = Callable[..., Page]
 
@@ -43,22 +45,32 @@ class Asked:
 @pytest.fixture(name="people")
 def people_fixture(browser: Browser, app_url: str) -> Iterator[SignIn]:
     """``people("bob", "/inbox")``: a new browser context signed in as bob, on that page (default ``/``)."""
+    with signing_in(browser, app_url) as person:
+        yield person
+
+
+@contextlib.contextmanager
+def signing_in(browser: Browser, base_url: str) -> Iterator[SignIn]:
+    """What :func:`people_fixture` gives, against the app at ``base_url``; the contexts are closed after."""
     contexts: list[BrowserContext] = []
 
     def person(name: str, path: str = "/") -> Page:
         context = browser.new_context(viewport=VIEWPORT)
         contexts.append(context)
         page = context.new_page()
-        sign_in(page, app_url, name, f"{name}-demo", then=path)
-        expect(page).to_have_url(app_url + path, timeout=LOAD)
+        sign_in(page, base_url, name, f"{name}-demo", then=path)
+        landed = re.compile(re.escape(base_url + path.rstrip("/")) + "/?$")  # a production build says /inbox/
+        expect(page).to_have_url(landed, timeout=LOAD)
         expect(page.get_by_test_id("whoami")).to_have_attribute("data-person", name, timeout=LOAD)
         if path == "/inbox":
             ready(page)
         return page
 
-    yield person
-    for context in contexts:
-        context.close()
+    try:
+        yield person
+    finally:
+        for context in contexts:
+            context.close()
 
 
 def ready(page: Page) -> None:
