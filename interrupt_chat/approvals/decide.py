@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import reflex as rx
 from ag_ui.core import Interrupt
+from reflex.istate.proxy import StateProxy
 from sqlalchemy import select
 
 from ..agui import interrupt_dict
@@ -185,7 +186,7 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
         if chat_cls is None:
             return _Found("invalid")
         recipient = f"{link.person}|{chat_cls.get_full_name()}" if link.person else ""
-        signed = await persistence.owner_of(cast("Any", await state.get_state(chat_cls))) \
+        signed = await _viewer(state, chat_cls) \
             if chat_cls.decide_requires_owner or (chat_cls.people is not None and not recipient) else ""
         if chat_cls.decide_requires_owner and signed not in (owner_key, recipient):
             return _Found("login")
@@ -227,6 +228,18 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
         card = seen
     return _Found("open", card=card, chat_cls=chat_cls, owner_key=owner_key, link=link, interrupt=interrupt,
                   viewer=viewer)
+
+
+async def _viewer(state: StateLike, chat_cls: Any) -> str:
+    """Who opened the page, as ``chat_cls`` names its person (their owner key; "" for nobody).
+
+    The chat's state is read under the page's lock: a background event's proxy is entered for it (live
+    sync's ``follow_notice`` holds the lock already).
+    """
+    if isinstance(state, StateProxy) and not state._is_mutable():
+        async with state:
+            return await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
+    return await persistence.owner_of(cast("Any", await state.get_state(chat_cls)))
 
 
 def _owner_of(db: ThreadDB, link: links.Link) -> str | None:

@@ -48,7 +48,8 @@ class Approvals:
         return rule_answers.shown_rows(list(audits))
 
     async def waiting(self, owner: str, session: AgentSession) -> None:
-        """``pending`` notifications, each with its decision link."""
+        """The set is saved: its assignees' inboxes follow; ``pending`` notifications, each with its decision link."""
+        await people_assign.saved(owner, session)
         if notifier.wanted(owner):
             await server_secret.ready()  # links and names are keyed by the server secret: read it off the loop
             await notifier.emit(owner, notifier.requests_of("pending", owner, session))

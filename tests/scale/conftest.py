@@ -179,6 +179,7 @@ def scale_app(scale_agent: DemoAgent, tmp_path_factory) -> Iterator[ScaleApp]:
                "INTERRUPT_CHAT_AGENT_URL": scale_agent.url,
                "INTERRUPT_CHAT_DB_URL": f"sqlite:///{folder / 'threads.db'}",
                "REFLEX_DB_URL": f"sqlite:///{folder / 'auth.db'}",  # the demo's logins (both workers make its tables)
+               "INTERRUPT_CHAT_DEMO_PEOPLE": "1",  # the demo's people (§6.2); anonymous tabs work as without them
                "REFLEX_FRONTEND_PORT": str(port), "REFLEX_BACKEND_PORT": str(port),
                "REFLEX_API_URL": f"http://127.0.0.1:{proxy.port}", "REFLEX_WEB_WORKDIR": str(WEB_DIR)}
         app = ScaleApp(env, port, folder / "app.log")

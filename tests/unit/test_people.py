@@ -15,8 +15,10 @@ import pytest
 from sqlalchemy import update
 
 from interrupt_chat.approvals.people import sweep
+from interrupt_chat.approvals.people.core import PEOPLE_NOTICE
 from interrupt_chat.store import requests as store
 from interrupt_chat.store.schema import requests_table
+from interrupt_chat.workers import sync
 from tests.unit.people import (  # noqa: F401 - fixtures
     NEED,
     Tab,
@@ -45,6 +47,21 @@ async def test_a_request_for_finance_is_read_only_for_its_asker_and_in_finance_i
     assert await alice.inbox() == []  # mine: nothing assigned to alice
     asked = await alice.inbox("asked")
     assert [c.id for c in asked] == [card.id] and not asked[0].can_decide
+
+
+async def test_an_assignees_open_inbox_is_told_once_the_request_can_be_listed(chat_cls, monkeypatch):
+    """The ``#people`` notice that refills an assignee's open inbox comes after the thread is saved with the set."""
+    listed: list[int] = []
+    changed = sync.changed
+
+    async def spy(owner: str, thread_id: str, origin: str = "") -> None:
+        if thread_id == PEOPLE_NOTICE and owner.startswith("bob|"):
+            listed.append(len(await (await Tab(chat_cls, "bob").load()).inbox()))  # what bob's inbox reads now
+        await changed(owner, thread_id, origin)
+
+    monkeypatch.setattr(sync, "changed", spy)
+    await _ask(chat_cls)
+    assert listed and listed[-1] == 1, listed
 
 
 async def test_the_asker_cannot_approve_but_may_withdraw(chat_cls, agent, database):

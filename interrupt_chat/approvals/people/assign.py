@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from ...agui import AgentSession
 
-__all__ = ["routed", "surfaced"]
+__all__ = ["routed", "saved", "surfaced"]
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,9 @@ def _about(session: AgentSession, interrupt: Interrupt, request: Request) -> dic
 async def surfaced(owner: str, session: AgentSession) -> dict[str, RequestRow]:
     """After the lock, before any card is drawn: store the routing of the set's open requests.
 
-    Returns the stored rows by interrupt id (a request that stays with its asker has none). The
-    first time a request is stored, its assignees hear of it (``assigned``).
+    Returns the stored rows by interrupt id (a request that stays with its asker has none). Its
+    assignees hear of it once the thread is saved with it (:func:`saved`): until then neither an inbox
+    nor a decision link can read the set.
     """
     chat_cls = core.chat_of_key(owner)
     people = core.people_of(chat_cls)
@@ -100,12 +101,29 @@ async def surfaced(owner: str, session: AgentSession) -> dict[str, RequestRow]:
         stored = await persistence.db_call(store.open_requests, db, rows)
     except ThreadDBError:
         return {}
-    fresh = {(r.key, r.revision) for r in rows}
-    for row in stored:
-        if (row.key, row.revision) in fresh and not row.approvals:  # stored now (not by an earlier tab)
-            await notices.assigned(people, row, session)
-            await core.tell(people, row)
     return {row.interrupt_id: row for row in stored}
+
+
+async def saved(owner: str, session: AgentSession) -> None:
+    """The thread is saved with its new set: every page that shows one of its open requests follows it.
+
+    A request not changed since it surfaced (revision 1) is announced then (``assigned``: the webhook,
+    mail, Slack), so its links lead to a saved request; the outbox sends each item once by its id.
+    """
+    people = core.people_of(core.chat_of_key(owner))
+    pending = session.tracker.pending
+    db = persistence.database()
+    if people is None or db is None or pending is None or pending.kind != "standard":
+        return
+    try:
+        rows = await persistence.db_read(store.of_thread, db, owner, session.thread_id, pending.run_id or "")
+    except ThreadDBError:
+        return
+    for row in rows.values():
+        if row.state == "open":
+            if row.revision == 1:
+                await notices.assigned(people, row, session)
+            await core.tell(people, row)
 
 
 def routed(rows: dict[str, RequestRow]) -> set[str]:
