@@ -151,9 +151,11 @@ class People:
             self._listed: dict[str, Person] = {}
         else:
             listed = list(people)
-            bad = [p for p in listed if not isinstance(p, Person) or not _ID.match(p.id)]
+            bad = [p for p in listed if not isinstance(p, Person) or not _ID.match(p.id)
+                   or p.id.startswith(ROLE_PREFIX)]
             if bad:
-                raise TypeError(f"People takes ic.Person values with an id of no blank and no '|': {bad[0]!r}")
+                raise TypeError("People takes ic.Person values with an id of no blank and no '|', not starting "
+                                f"with 'role:': {bad[0]!r}")
             self._listed = {p.id: p for p in listed}
             self._lookup = self._listed.get
         for name, fn in (("assign", assign), ("approvals", approvals), ("escalation", escalation),
