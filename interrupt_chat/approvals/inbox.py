@@ -37,6 +37,7 @@ from ..store import inbox as store_inbox
 from ..store.threads_db import ThreadDBError
 from ..tab import driver, persistence, routing
 from ..tab.answers import conclude, record
+from ..workers import sync
 from . import rule_answers
 from .bulk import decide_all, item_key
 from .people import deciding as people_deciding
@@ -63,6 +64,7 @@ async def load(state: StateLike, chat_cls: type[ChatLike]) -> None:
     async with state:
         chat = await driver.ready(state, chat_cls)
         chat._inbox_shown = True  # live sync fills it again when a thread of the owner changes (sync.py)
+        sync.watch(chat)  # on this worker too: a state restored from Redis on another worker shows no thread here
         await fill(chat)
 
 
