@@ -102,6 +102,7 @@ async def sweep() -> int:
 async def expiry_sweeper() -> None:
     """Sweep forever (a lifespan task, or started by the first chat event); one worker at a time."""
     holder = runs._registry.holder
+    task = asyncio.current_task()
     while True:
         try:
             if await _lead(holder):
@@ -110,6 +111,8 @@ async def expiry_sweeper() -> None:
             pass
         except Exception:  # never take the worker down
             log.exception("expiry: the sweep failed; it goes on")
+        if task is not None and task.cancelling():  # a cancel some client turned into its own error: stop
+            raise asyncio.CancelledError
         await asyncio.sleep(SWEEP_SECONDS)
 
 

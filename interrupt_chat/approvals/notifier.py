@@ -23,7 +23,6 @@ background by whichever worker claims them, retried with exponential backoff
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import inspect
@@ -222,15 +221,24 @@ class _Courier:
         self._wake.set()
 
     async def _run(self) -> None:
+        task = asyncio.current_task()
         while True:
             try:
                 while await self._round():
                     pass
             except Exception:  # never take the worker down
                 log.exception("notifications: the delivery loop failed; it goes on")
+            if task is not None and task.cancelling():
+                # a cancel that reached a delivery was turned into that client's own error (an SMTP client
+                # does): end here, or this loop runs on through the event loop's shutdown (a hang at exit)
+                raise asyncio.CancelledError
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):  # a retry falls due meanwhile
-                await asyncio.wait_for(self._wake.wait(), BACKOFF_SECONDS)
+            # until woken, or a retry falls due (not wait_for: on 3.11 it may swallow a cancel at its timeout)
+            waiter = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({waiter}, timeout=BACKOFF_SECONDS)
+            finally:
+                waiter.cancel()
 
     async def _round(self) -> bool:
         """Deliver what is due; True when there may be more right away."""
