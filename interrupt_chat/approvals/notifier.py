@@ -150,24 +150,12 @@ async def emit(owner_key: str, items: Iterable[dict[str, Any]]) -> None:
     items = list(items)
     if not items or not owner_key or not wanted(owner_key):
         return
-    from ..tab import persistence  # persistence imports this module's callers
-
-    chat = _chat_of(owner_key)
-    db = persistence.database()
-    for item in items:
-        if db is None:
-            _memory.append(outbox.OutboxItem(item["id"], chat, item, 0))
-            continue
-        try:
-            await persistence.db_call(outbox.enqueue, db, item["id"], chat, item)
-        except ThreadDBError:  # logged once per outage; the notification is lost with the database
-            return
-    _courier.wake()
+    await queue(_chat_of(owner_key), items)
 
 
 async def queue(chat: str, items: Iterable[dict[str, Any]]) -> None:
-    """Queue channel items (mail, Slack: ``body["channel"]``) of ``chat`` for delivery, each once by its ``id``."""
-    from ..tab import persistence
+    """Queue items of ``chat`` (notifications, or mail and Slack: ``body["channel"]``), each once by its ``id``."""
+    from ..tab import persistence  # persistence imports this module's callers
 
     db = persistence.database()
     items = list(items)
