@@ -313,6 +313,14 @@ class AgentSession:
         self._run.cancel()
         return True
 
+    def halt(self, reason: str) -> None:
+        """Stop the next run as soon as the agent starts it, its transcript saying ``reason`` (a denial limit).
+
+        Its request is sent (the agent gets the answer that leads to the halt); the run it starts is stopped.
+        ``""``: no halt.
+        """
+        self._halt = reason
+
     def read_at(self, when: float) -> None:
         """The run in flight reads its stream next at the event loop's time ``when`` (a push tick), not before."""
         if self._run is not None:
@@ -354,6 +362,8 @@ class AgentSession:
                         finished = event.type == EventType.RUN_FINISHED
                     self.read_ahead = left
                     yield event
+                    if started and self.__dict__.get("_halt"):
+                        run.cancel()  # the answer reached the agent; the run it started goes no further
                 if broken is not None:
                     raise broken
             self.read_ahead = 0
@@ -384,6 +394,7 @@ class AgentSession:
             self._after_run()
         finally:
             self._run, self.read_ahead = None, 0
+            self.__dict__.pop("_halt", None)
             await run.aclose()  # close the HTTP response now, not when the iterator is collected
 
     def _apply(self, verifier: Verifier, event: BaseEvent) -> None:
@@ -402,7 +413,7 @@ class AgentSession:
             self.tracker.fail(message)  # S5
             self.tracker.finalize()
         if cancelled:
-            self.transcript.fail("Stopped.")
+            self.transcript.fail(self.__dict__.get("_halt") or STOPPED)
             self.transcript.status = "cancelled"
             self.error = None
         else:
@@ -419,6 +430,9 @@ class AgentSession:
         self._collect_waits()
         awaited = {i.tool_call_id for i in pending.interrupts if i.tool_call_id} if pending else set()
         self.transcript.set_awaiting(awaited | {w.tool_call_id for w in self.tool_waits})  # S27: they wait too
+
+
+STOPPED = "Stopped."  # a stopped run's transcript says this; a halted one (:meth:`AgentSession.halt`) its reason
 
 
 def _expand(chunks: ChunkExpander, batch: list[BaseEvent]) -> tuple[list[BaseEvent], ChunkError | None]:

@@ -19,7 +19,7 @@ import reflex as rx
 from reflex.istate.data import SessionData
 
 from ..agui import new_id
-from ..tab import answers, driver, persistence
+from ..tab import answers, driver, pausing, persistence
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -48,7 +48,7 @@ def detached(chat_cls: type[ChatLike], label: str) -> ChatLike:
 async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb: str, payload: Any,
                  interrupt_id: str, run_id: str, by: str) -> Answered:
     """Answer one interrupt of ``owner_key``'s thread as ``by`` (link, expiry or bulk); resume in the background."""
-    forced = persistence.FORCED_OWNER.set(owner_key)
+    forced, deciding = persistence.FORCED_OWNER.set(owner_key), pausing.DECIDED_BY.set(by)
     try:
         chat = detached(chat_cls, by)
         await driver.ready(chat, chat_cls)
@@ -72,6 +72,7 @@ async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb:
         session = chat._sessions[thread_id]
     finally:
         persistence.FORCED_OWNER.reset(forced)
+        pausing.DECIDED_BY.reset(deciding)
     background = contextvars.Context()  # no tab's event context: the stream goes to no page
     background.run(persistence.FORCED_OWNER.set, owner_key)
     task = asyncio.get_running_loop().create_task(_conclude(chat, chat_cls, session, outcome),

@@ -11,18 +11,23 @@ on the owner's other tabs.
 
 from __future__ import annotations
 
+import json
 import logging
 import weakref
+from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx
 
 from ..agui import AgentSession
 from ..model import policies
+from ..model.policy_file import FileRule
 from ..store import policies as store
 from ..store.threads_db import ThreadDBError
-from ..tab import answers, driver, persistence, trail
+from ..tab import answers, driver, pausing, persistence, trail
 from ..workers import sync
+from . import file_rules
 
 if TYPE_CHECKING:
     from ..agui import Pending
@@ -48,61 +53,89 @@ log = logging.getLogger(__name__)
 POLICY_NOTICE = "#policies"  # the sync notice's thread id for "the owner's rules changed"
 
 
-async def rules_for(owner: str, session: AgentSession) -> list[policies.Rule]:
-    """After the lock: the rules that may speak for the session's thread ([] when nothing waits or no database)."""
+@dataclass(frozen=True)
+class Found:
+    """What the rules need when a set surfaces: the owner's rules for the thread, and whether they paused."""
+
+    rules: list[policies.Rule]
+    paused: bool = False
+
+
+async def rules_for(owner: str, session: AgentSession) -> Found | None:
+    """After the lock: the owner's rules for the session's thread (None when nothing waits or no database)."""
     db = persistence.database()
     pending = session.tracker.pending
     if db is None or not owner or pending is None or pending.kind != "standard" or session.running:
-        return []
+        return None
     try:
-        return await persistence.db_read(store.rules, db, owner, session.thread_id)
-    except ThreadDBError:  # no rule can be read: the person decides, as without rules
+        rules = await persistence.db_read(store.rules, db, owner, session.thread_id)
+        return Found(rules, await persistence.db_read(store.paused_since, db, owner) is not None)
+    except ThreadDBError:  # no rule can be read: the person decides, as without rules (the file's are not read)
         log.warning("the owner's rules could not be read; the cards are shown instead")
-        return []
+        return None
 
 
 MAX_RULE_RESUMES = 5  # resumes in a row that rules alone start; then a person looks (an agent asking in a loop)
 _streaks: weakref.WeakKeyDictionary[AgentSession, int] = weakref.WeakKeyDictionary()
 
 
-async def apply(chat: ChatLike, session: AgentSession, rules: list[policies.Rule],
+async def apply(chat: ChatLike, session: AgentSession, found: Found | None,
                 skip: set[str] | frozenset[str] = frozenset()) -> answers.Outcome | None:
-    """Inside the lock: answer what ``rules`` cover; the outcome (its resume, if the set is complete) or None.
+    """Inside the lock: answer what the rules cover; the outcome (its resume, if the set is complete) or None.
 
-    ``skip``: requests the owner's rules do not speak for (assigned to other people, or needing
-    more approvals than the owner's).
+    The policy file's rules first (a shadow rule only writes what it would have done), then the
+    owner's (:func:`interrupt_chat.model.policies.surface`); while the owner is paused nothing is
+    answered. ``skip``: requests no rule answers here (assigned to other people, or needing more
+    approvals than the owner's).
 
     After :data:`MAX_RULE_RESUMES` resumes in a row started by rules alone, the next set is left to
     the person (its cards are drawn), and the count starts again.
     """
     tracker = session.tracker
-    if not rules or tracker.sealed:
+    if found is None or tracker.sealed:
         return None
+    surfacing = policies.surface(tracker.pending, tracker.answers, session.transcript, found.rules, session.thread_id,
+                                 policies.remember_fn(chat.__class__.remember), tracker.now(),
+                                 file_rules=file_rules.rules_of(chat.__class__), paused=found.paused)
+    audits = [_shadow_audit(session, note) for note in surfacing.shadows]
     if _streaks.get(session, 0) >= MAX_RULE_RESUMES:
         _streaks[session] = 0
-        return None
-    covered = policies.answers_for(tracker.pending, tracker.answers, session.transcript, rules, session.thread_id,
-                                   policies.remember_fn(chat.__class__.remember), tracker.now())
-    covered = [found for found in covered if found.interrupt_id not in skip]
-    audits: list[persistence.Audit] = []
-    for found in covered:
-        outcome = await answers.decide(chat, session, "resolve", found.payload, found.interrupt_id,
+        return answers.Outcome(None, audits, chat._owner_key) if audits else None
+    for given in [a for a in surfacing.answers if a.interrupt_id not in skip]:
+        outcome = await answers.decide(chat, session, "resolve", given.payload, given.interrupt_id,
                                        lambda _card, _message: None)
         if outcome is None:  # the headers failed: the person sees the rest, with the notice
             break
         for audit in outcome.audits:
             audit.by = "policy"
-            if audit.interrupt_id == found.interrupt_id:
-                audit.detail = {"tool": found.tool, "rule": found.rule.describe(), "policyId": found.rule.id,
-                                "toolCallId": found.tool_call_id}
+            if audit.interrupt_id == given.interrupt_id:
+                audit.detail = _answer_detail(given)
         audits += outcome.audits
         if outcome.events is not None:
             _streaks[session] = _streaks.get(session, 0) + 1
             return answers.Outcome(outcome.events, audits, chat._owner_key)
     _streaks.pop(session, None)
-    if not audits:
-        return None
-    return answers.Outcome(None, audits, chat._owner_key)
+    return answers.Outcome(None, audits, chat._owner_key) if audits else None
+
+
+def _answer_detail(given: policies.RuleAnswer) -> dict[str, Any]:
+    """What the audit says of a rule's answer: which rule, and the arguments its conditions looked at."""
+    rule = given.rule
+    detail: dict[str, Any] = {"tool": given.tool, "rule": rule.describe(), "toolCallId": given.tool_call_id,
+                              "matched": given.matched}
+    if isinstance(rule, FileRule):
+        return {**detail, "source": "file", "line": rule.line, "conditions": rule.when}
+    return {**detail, "source": "person", "policyId": rule.id, "conditions": rule.conditions}
+
+
+def _shadow_audit(session: AgentSession, note: policies.ShadowNote) -> persistence.Audit:
+    """A shadow rule's verdict, as the audit keeps it (``data-action="shadow"``, ``data-shadow``): nothing decided."""
+    pending = session.tracker.pending
+    asked = next((i for i in pending.interrupts if i.id == note.interrupt_id), None) if pending else None
+    return persistence.Audit(session.thread_id, pending.run_id if pending else None, note.interrupt_id,
+                             asked.reason if asked else None, "shadow", by="policy",
+                             detail={"tool": note.tool, "rule": note.rule.describe(), "shadow": note.rule.effect,
+                                     "line": note.rule.line, "toolCallId": note.tool_call_id, "source": "file"})
 
 
 async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:
@@ -123,12 +156,15 @@ def shown_rows(audits: list[persistence.Audit]) -> list[dict[str, str]]:
              "payload": "", **trail.policy_detail(a.detail)} for a in audits]
 
 
-async def make(owner: str, tool: str, scope: str, effect: str, thread_id: str) -> policies.Rule | None:
+async def make(owner: str, tool: str, scope: str, effect: str, thread_id: str, *,
+               conditions: dict[str, Any] | None = None, expires_at: datetime | None = None,
+               schema_hash: str = "") -> policies.Rule | None:
     """After the lock: store a rule for ``owner`` and tell the owner's other tabs."""
     db = persistence.database()
     if db is None or not owner:
         return None
-    rule = await persistence.db_call(store.add, db, owner, tool, scope, effect, thread_id)
+    rule = await persistence.db_call(store.add, db, owner, tool, scope, effect, thread_id, conditions=conditions,
+                                     expires_at=expires_at, schema_hash=schema_hash)
     await sync.changed(owner, POLICY_NOTICE)
     return rule
 
@@ -143,15 +179,30 @@ async def revoke(owner: str, rule_id: int) -> bool:
     return done
 
 
-async def rows(owner: str) -> list[dict[str, Any]]:
-    """The owner's rules in force, as ``policy-item`` rows."""
+def _iso(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z") if moment else ""
+
+
+def _person_row(rule: policies.Rule) -> dict[str, str]:
+    return {"id": str(rule.id), "tool": rule.tool, "scope": rule.scope, "effect": rule.effect,
+            "thread_id": rule.thread_id, "rule": rule.describe(),
+            "created": rule.created_at.strftime("%Y-%m-%d %H:%M") if rule.created_at else "",
+            "conditions": json.dumps(rule.conditions, ensure_ascii=False, sort_keys=True),
+            "expires": _iso(rule.expires_at), "source": "person", "mode": "", "revocable": "true", "line": ""}
+
+
+def _file_row(rule: FileRule) -> dict[str, str]:
+    return {"id": f"file-{rule.line}", "tool": rule.tool, "scope": "always", "effect": rule.effect, "thread_id": "",
+            "rule": rule.describe(), "created": "", "expires": "", "source": "file",
+            "conditions": json.dumps(rule.when, ensure_ascii=False, sort_keys=True),
+            "mode": "shadow" if rule.shadow else "", "revocable": "false", "line": str(rule.line)}
+
+
+async def rows(owner: str, chat_cls: Any = None) -> list[dict[str, str]]:
+    """The policy file's rules (in the file's order), then the owner's in force (newest first): ``policy-item`` rows."""
     db = persistence.database()
-    if db is None or not owner:
-        return []
-    found = await persistence.db_read(store.rules, db, owner)
-    return [{"id": str(rule.id), "tool": rule.tool, "scope": rule.scope, "effect": rule.effect,
-             "thread_id": rule.thread_id, "rule": rule.describe(),
-             "created": rule.created_at.strftime("%Y-%m-%d %H:%M") if rule.created_at else ""} for rule in found]
+    found = await persistence.db_read(store.rules, db, owner) if db is not None and owner else []
+    return [*map(_file_row, file_rules.rules_of(chat_cls)), *map(_person_row, found)]
 
 
 async def remember(chat: ChatLike, thread_id: str, interrupt_id: str, scope: str,
@@ -193,27 +244,33 @@ async def remember_in_chat(config: SlotLike, interrupt_id: Any, run_id: Any, sco
 class PolicyHandlers(rx.State, mixin=True):
     """The chat state's rules: the ``policy-item`` rows and their revoke (a mixin of ``ChatState``)."""
 
-    policies: list[dict[str, str]] = []  # the owner's rules in force, newest first
+    policies: list[dict[str, str]] = []  # the policy file's rules, then the owner's in force (newest first)
     policies_loaded: bool = False  # the list answered once: until then the page shows that it loads
+    denial_notice: str = ""  # the shown thread's last run was stopped by the denial limit: why (denial-limit)
     _policies_shown: bool = False  # this tab lists them: a change on another tab lists them again (sync)
     remember: ClassVar[Any] = None  # Chat(remember=...): tool names or fn(tool, interrupt) -> bool (policies.py)
+    policy_file: ClassVar[Any] = None  # Chat(policy_file=...): its PolicyFile (file_rules.py)
+    risk_fn: ClassVar[Any] = None  # Chat(risk=fn): fn(request) -> ic.Risk | None, for requests no file rule rates
+    denial_limit: ClassVar[int | None] = None  # Chat(denial_limit=...): rejections in a row that stop a run
 
     @rx.var
     def policy_notes(self) -> list[dict[str, str]]:
-        """The shown thread's answers given by a rule (the transcript's ``policy-note``s)."""
-        return [row for row in self.decisions if row.get("by") == "policy"]  # type: ignore[attr-defined]
+        """The shown thread's answers given by a rule (the transcript's ``policy-note``s; not a shadow's verdict)."""
+        return [row for row in self.decisions  # type: ignore[attr-defined]
+                if row.get("by") == "policy" and row.get("action") != "shadow"]
 
     @rx.event(background=True)
     async def load_policies(self):
-        """List the owner's rules (the policy list's mount)."""
+        """List the owner's rules (the policy list's mount), and whether they are paused."""
         async with self:
             chat = await driver.ready(self, cast("type[ChatLike]", self.__class__))
             chat._policies_shown = True
             owner = chat._owner_key
-        found = await rows(owner)
+        found, paused = await rows(owner, self.__class__), await pausing.paused(owner)
         async with self:
-            if cast("ChatLike", self)._owner_key == owner:  # the tab may serve another person by now
-                self.policies, self.policies_loaded = found, True
+            chat = cast("ChatLike", self)
+            if chat._owner_key == owner:  # the tab may serve another person by now
+                chat.policies, chat.policies_loaded, chat.paused = found, True, paused
 
     @rx.event(background=True)
     async def revoke_policy(self, rule_id: str):
@@ -223,15 +280,16 @@ class PolicyHandlers(rx.State, mixin=True):
             owner = chat._owner_key
         try:
             await revoke(owner, int(rule_id))
-        except (TypeError, ValueError):  # an id that is no number comes from no page of ours
+        except (TypeError, ValueError):  # an id that is no number (a file rule's) comes from no page of ours
             return
-        found = await rows(owner)
+        found = await rows(owner, self.__class__)
         async with self:
             if cast("ChatLike", self)._owner_key == owner:
                 self.policies = found
 
 
 async def relist(chat: ChatLike) -> None:
-    """Inside the lock (live sync): the rules changed on another tab; list them again if this tab shows them."""
+    """Inside the lock (live sync): the rules or the pause changed on another tab; show them again."""
+    chat.paused = await pausing.paused(chat._owner_key)
     if chat._policies_shown:
-        chat.policies, chat.policies_loaded = await rows(chat._owner_key), True
+        chat.policies, chat.policies_loaded = await rows(chat._owner_key, chat.__class__), True

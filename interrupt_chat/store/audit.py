@@ -17,10 +17,11 @@ from .types import DecisionRecord, ThreadDBError
 if TYPE_CHECKING:
     from .threads_db import ThreadDB
 
-__all__ = ["DECIDED_BY", "DECISION_ACTIONS", "decisions", "export_jsonl", "record"]
+__all__ = ["DECIDED_BY", "DECISION_ACTIONS", "decisions", "export_jsonl", "record", "rejection_streak"]
 
 DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed",
-                    "approved-partly", "reassigned", "escalated")  # the last three: people (docs/decisions/0025)
+                    "approved-partly", "reassigned", "escalated",  # people (docs/decisions/0025)
+                    "shadow", "paused", "unpaused")  # rules that fit (§6.4): a shadow rule's verdict, the pause
 DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
 
 
@@ -94,3 +95,29 @@ def export_jsonl(db: ThreadDB, owner: str) -> str:
              + [f.to_json() for f in store_feedback.of_owner(db, owner)])
     lines.sort(key=lambda line: str(line["at"]))
     return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+APPROVAL_REASONS = ("tool_call", "confirmation")  # the reasons of tool approvals (what the denial limit counts)
+
+
+def rejection_streak(db: ThreadDB, owner: str, thread_id: str, look_back: int = 200) -> int:
+    """A person's rejections of tool approvals in a row, newest first, in one thread (the denial limit, §6.4).
+
+    Counted: ``rejected`` by a person or through a link. An approval (``resolved``, ``approved-partly``)
+    ends the streak; anything else (a rule's deny, bulk, cancel, expiry, a shadow entry) neither counts
+    nor ends it.
+    """
+    d = decisions_table
+    with db._transaction("read the rejections") as conn:
+        rows = conn.execute(select(d.c.action, d.c.decided_by, d.c.reason)
+                            .where((d.c.owner == owner) & (d.c.thread_id == thread_id))
+                            .order_by(d.c.id.desc()).limit(look_back)).all()
+    count = 0
+    for row in rows:
+        if row.reason not in APPROVAL_REASONS:
+            continue
+        if row.action in ("resolved", "approved-partly"):
+            break
+        if row.action == "rejected" and (row.decided_by or "person") in ("person", "link"):
+            count += 1
+    return count

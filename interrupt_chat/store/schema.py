@@ -26,7 +26,7 @@ from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBin
 
 __all__ = ["assignees_table", "branches_table", "channel_prefs_table", "decisions_table", "delegations_table",
            "feedback_table", "files_table", "link_uses_table", "messages_table", "metadata", "outbox_table",
-           "policies_table", "requests_table", "schema_version_table", "secrets_table", "slack_messages_table",
+           "pauses_table", "policies_table", "requests_table", "schema_version_table", "secrets_table", "slack_messages_table",
            "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
@@ -129,7 +129,16 @@ policies_table = Table(
     Column("thread_id", String, nullable=False),  # "" for scope always
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("revoked_at", DateTime(timezone=True)),  # NULL while the rule holds
+    Column("conditions", JSON),  # {argument: {op: value}}; NULL or {}: any call of the tool (schema 5)
+    Column("expires_at", DateTime(timezone=True)),  # NULL: until revoked (schema 5)
+    Column("schema_hash", String(64)),  # the tool's fingerprint when it was made; NULL: any (schema 5)
     Index("interrupt_chat_policies_owner", "owner", "revoked_at"),
+)
+
+pauses_table = Table(  # a person's pause (§6.4): a row while it is on (schema 5)
+    "interrupt_chat_pauses", metadata,
+    Column("owner", String, primary_key=True),
+    Column("since", DateTime(timezone=True), nullable=False),
 )
 
 feedback_table = Table(

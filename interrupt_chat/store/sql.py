@@ -17,6 +17,9 @@ from .types import ThreadDBError
 DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
 
 
+_TIMESTAMP = ("DATETIME", "TIMESTAMP WITH TIME ZONE")  # SQLite's, PostgreSQL's
+
+
 def _migrate(conn: Connection, found: int) -> None:
     """Bring a schema of version ``found`` to this code's (one step per version, inside the creating transaction)."""
     columns = {c["name"] for c in inspect(conn).get_columns("interrupt_chat_decisions")}
@@ -24,6 +27,11 @@ def _migrate(conn: Connection, found: int) -> None:
         conn.execute(text("ALTER TABLE interrupt_chat_decisions ADD COLUMN decided_by VARCHAR(16)"))
     if found < 3 and "detail" not in columns:
         conn.execute(text("ALTER TABLE interrupt_chat_decisions ADD COLUMN detail JSON"))
+    rules = {c["name"] for c in inspect(conn).get_columns("interrupt_chat_policies")}
+    for name, kind in (("conditions", "JSON"), ("expires_at", _TIMESTAMP[conn.dialect.name == "postgresql"]),
+                       ("schema_hash", "VARCHAR(64)")):
+        if found < 5 and name not in rules:  # schema 5: narrow and time-boxed rules (§6.4)
+            conn.execute(text(f"ALTER TABLE interrupt_chat_policies ADD COLUMN {name} {kind}"))
 
 
 def _check_tables(conn: Connection) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ag_ui.core import BaseEvent
 
 from ..agui import AgentSession, Pending
-from ..model.cards import steps_answer
+from ..model.cards import shown_hash, steps_answer
 from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
 from ..model.requests import about
 from ..workers.proxy_reads import tab_token
@@ -27,7 +27,7 @@ from . import claims, driver, hooks, persistence, routing, trail
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
 
-__all__ = ["ANSWERED_ELSEWHERE", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "card_error",
+__all__ = ["ANSWERED_ELSEWHERE", "CALL_CHANGED", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "card_error",
            "conclude", "decide", "problem_with", "record", "submit_form"]
 
 log = logging.getLogger(__name__)
@@ -35,16 +35,19 @@ log = logging.getLogger(__name__)
 EXPIRED_MESSAGE = "This request has expired; it can only be cancelled."
 ANSWERED_ELSEWHERE = "This thread moved on in another window: here is where it stands now."
 DELETED_ELSEWHERE = "That thread was deleted in another window."
+CALL_CHANGED = "The agent changed this request since you saw it: look at it again before you answer."
 HEADERS_FAILED = "The answer could not be sent (the request to the assistant could not be prepared). Try again."
 CLAIM_ATTEMPTS = claims.CLAIM_ATTEMPTS
 
 
 async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | None,
-                 run_id: str = "") -> None:
+                 run_id: str = "", *, shown: str = "") -> None:
     """Resolve / cancel through the tracker; start the resume run if the decision says so.
 
     ``run_id``: the run that raised the set the person saw (the default slot's cards say it); an
     answer to a set that is no longer the thread's is refused, never applied to a newer one.
+    ``shown``: the hash of the call the person saw (the card's ``call_hash``); an answer to a call
+    that changed since is refused (§6.4).
     """
     chat_cls = config._chat()
     async with config:
@@ -54,7 +57,8 @@ async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | 
         thread_id = chat.thread_id
         outcome, moved = await record(chat, thread_id, _expects(chat._sessions.get(thread_id), run_id), verb,
                                       payload, interrupt_id,
-                                      lambda card_id, message: _set_card_error(config, card_id, message))
+                                      lambda card_id, message: _set_card_error(config, card_id, message),
+                                      shown=shown)
         payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
         session = chat._session()
         if outcome is None:
@@ -66,6 +70,16 @@ async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | 
         await routing.route(config, chat_cls, session, keep_result=True)
         config.submitting = outcome.events is not None
     await conclude(config, chat_cls, session, outcome)
+
+
+def _still_shown(session: AgentSession, interrupt_id: str | None, shown: str) -> bool:
+    """Whether the interrupt answered is still the call the person saw (its ``call_hash``)."""
+    pending = session.tracker.pending
+    if pending is None or pending.kind != "standard":
+        return True
+    target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
+    found = next((i for i in pending.interrupts if i.id == target), None)
+    return found is None or shown_hash(found, session.transcript) == shown
 
 
 def _expects(copy: AgentSession | None, run_id: str) -> Callable[[Pending | None], bool]:
@@ -86,8 +100,8 @@ class Outcome:
 
 
 async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | None], bool], verb: str,
-                 payload: Any, interrupt_id: str | None, card_error: Callable[[str, str], None]
-                 ) -> tuple[Outcome | None, bool]:
+                 payload: Any, interrupt_id: str | None, card_error: Callable[[str, str], None], *,
+                 shown: str = "") -> tuple[Outcome | None, bool]:
     """Inside the lock: bring the thread up to date, record the answer, and claim it in the database.
 
     Shared by the chat's slot and the approvals inbox. The answer is written conditionally on the
@@ -111,6 +125,9 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
         if fresh.busy or session.running or not expects(session.tracker.pending):
             chat.notice, moved = ANSWERED_ELSEWHERE, True
             return None
+        if shown and verb == "resolve" and not _still_shown(session, interrupt_id, shown):
+            chat.notice, moved = CALL_CHANGED, True  # the new call is drawn; the person looks again
+            return None
         gate = await hooks.beyond.gate(chat, session, verb, payload, interrupt_id)  # people: who may, and counts
         if gate.refusal:
             card_error(interrupt_id or "", gate.refusal)
@@ -122,12 +139,14 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
             return None
         for audit in outcome.audits if gate.detail else ():
             audit.detail = {**(audit.detail or {}), **gate.detail}
+        session.halt(gate.halt)  # the denial limit: the run this answer resumes stops as it starts ("": none)
 
         async def lost() -> None:  # another tab wrote first: the answer goes again, on top of theirs
             nonlocal moved
             if outcome.events is not None:
                 await outcome.events.aclose()  # never started
             outcome.audits.clear()
+            session.halt("")
             moved = True
 
         return claims.Attempt(session, outcome, in_flight=outcome.events is not None, undo=lost)

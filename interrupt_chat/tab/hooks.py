@@ -30,6 +30,7 @@ class Gate:
     refusal: str = ""
     handled: bool = False
     detail: dict[str, Any] = field(default_factory=dict)  # stamped on the answer's audit entries (actor, …)
+    halt: str = ""  # the run this answer resumes is stopped as it starts, saying this (the denial limit, §6.4)
 
 
 class Beyond(Protocol):

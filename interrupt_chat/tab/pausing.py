@@ -1,0 +1,40 @@
+"""The person's pause (``pause-all``, §6.4) as the chat reads it: a stored flag, the database its arbiter.
+
+While it is on, a new message is refused (nothing reaches the agent) and the chat shows
+``pause-banner``; the rules answer nothing (:mod:`interrupt_chat.approvals.rule_answers`). It is
+turned on and off on the policies page (:mod:`interrupt_chat.approvals.pause`).
+"""
+
+from __future__ import annotations
+
+import logging
+from contextvars import ContextVar
+
+from ..store import policies as store
+from ..store.threads_db import ThreadDBError
+from .persistence import database, db_read
+
+__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "paused"]
+
+log = logging.getLogger(__name__)
+
+PAUSED_MESSAGE = ("Your agents are paused: nothing was sent. Resume them on the policies page to send "
+                  "messages again.")
+
+DECIDED_BY: ContextVar[str] = ContextVar("interrupt_chat_decided_by", default="person")
+"""Who gives the answer being recorded: ``person`` (a card), or a server-side path's ``link``, ``bulk``, ``expiry``."""
+
+
+async def paused(owner: str) -> bool:
+    """Whether ``owner`` (an owner key) paused their agents; False without a database or an owner.
+
+    A database that cannot be read says "not paused" for the page, but the send checks it again.
+    """
+    db = database()
+    if db is None or not owner:
+        return False
+    try:
+        return await db_read(store.paused_since, db, owner) is not None
+    except ThreadDBError:
+        log.warning("the pause could not be read")
+        return False
