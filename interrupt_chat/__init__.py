@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .components.tool_wait import ToolCall
     from .model.files import Attachments
     from .model.people import ANONYMOUS, Escalation, People, Person, Request
+    from .model.policy_file import PolicyFileError, Risk
     from .model.reasons import for_reasons
     from .tab.endpoint import set_default_agent_url
     from .tab.tools import FrontendToolState
@@ -50,7 +51,9 @@ __all__ = [
     "InterruptState",
     "People",
     "Person",
+    "PolicyFileError",
     "Request",
+    "Risk",
     "SlotProps",
     "ToolCall",
     "approvals_inbox",
@@ -75,6 +78,8 @@ _LAZY = {
     "People": "interrupt_chat.model.people",
     "Person": "interrupt_chat.model.people",
     "Request": "interrupt_chat.model.people",
+    "PolicyFileError": "interrupt_chat.model.policy_file",
+    "Risk": "interrupt_chat.model.policy_file",
     "Chat": "interrupt_chat.components.declaration",
     "ChatState": "interrupt_chat.assembly.state",
     "InterruptState": "interrupt_chat.assembly.state",

@@ -36,7 +36,7 @@ from ..store.threads_db import ThreadDB, ThreadDBError
 from ..tab import persistence
 from ..workers import sync
 from ..workers.proxy_reads import tab_token
-from . import headless, links
+from . import headless, links, risks
 from .people import deciding as people_deciding
 from .people import views as people_views
 
@@ -220,6 +220,7 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
     interrupt = next(i for i in pending.interrupts if i.id == link.interrupt_id)
     if card.tool_name and not card.edit_args:  # the page shows the call's arguments
         card = dataclasses.replace(card, edit_args=tool_args(interrupt_dict(interrupt), session.transcript))
+    card = risks.rate(chat_cls, pending, session.transcript, link.thread_id, session.tracker.now(), [card])[0]
     viewer = recipient or signed
     if chat_cls.people is not None:  # a request between people: only its asker, assignees and delegates see it
         seen = await people_views.on_link(chat_cls, owner_key, link.thread_id, card, viewer)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..model import policies
 from ..store import audit as store_audit
 from ..store.threads_db import ThreadDBError
-from ..tab import persistence, pausing
+from ..tab import pausing, persistence
 
 if TYPE_CHECKING:
     from ..agui import AgentSession

@@ -46,7 +46,7 @@ def detached(chat_cls: type[ChatLike], label: str) -> ChatLike:
 
 
 async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb: str, payload: Any,
-                 interrupt_id: str, run_id: str, by: str) -> Answered:
+                 interrupt_id: str, run_id: str, by: str, *, shown: str = "") -> Answered:
     """Answer one interrupt of ``owner_key``'s thread as ``by`` (link, expiry or bulk); resume in the background."""
     forced, deciding = persistence.FORCED_OWNER.set(owner_key), pausing.DECIDED_BY.set(by)
     try:
@@ -55,7 +55,7 @@ async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb:
         await persistence.load_thread(chat, thread_id)  # ready() loads the newest thread only
         errors: list[str] = []
         outcome, _moved = await answers.record(chat, thread_id, _set_of(run_id), verb, payload, interrupt_id or None,
-                                               lambda card_id, message: errors.append(message))
+                                               lambda card_id, message: errors.append(message), shown=shown)
         payload = None  # S23: the tracker holds it now
         if outcome is None:
             return Answered(False, errors[0] if errors else chat.notice or "There was nothing to answer.")

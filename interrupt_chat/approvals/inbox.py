@@ -36,9 +36,9 @@ from ..model.views import InboxSet, InboxToolRow, ToolWaitRow, tool_rows, waits_
 from ..store import inbox as store_inbox
 from ..store.threads_db import ThreadDBError
 from ..tab import driver, persistence, routing
-from ..tab.answers import conclude, record
+from ..tab.answers import CALL_CHANGED, conclude, record
 from ..workers import sync
-from . import rule_answers
+from . import risks, rule_answers
 from .bulk import decide_all, item_key
 from .people import deciding as people_deciding
 from .people import listing as people_listing
@@ -277,14 +277,16 @@ async def _build(chat_cls: type[ChatLike], owner: str, revision: int, tracker: I
 
 def _whole(chat_cls: type[ChatLike], row: _Waiting, stub: Card) -> Card:
     """The whole card of a listed stub (its thread's cards are built once per revision, when first shown)."""
-    return dataclasses.replace(_cards_of(chat_cls, row.built).get(stub.id, stub), thread_id=stub.thread_id,
+    return dataclasses.replace(_cards_of(chat_cls, row.built, stub.thread_id).get(stub.id, stub),
+                               thread_id=stub.thread_id,
                                thread_title=stub.thread_title, raised=stub.raised, key=stub.key)
 
 
-def _cards_of(chat_cls: type[ChatLike], built: _Built) -> dict[str, Card]:
+def _cards_of(chat_cls: type[ChatLike], built: _Built, thread_id: str = "") -> dict[str, Card]:
     if built.cards is None:
-        built.cards = {c.id: c for c in build_cards(built.pending, built.tracker, built.transcript, built.hide,
-                                                    remember_fn(chat_cls.remember))}
+        cards = build_cards(built.pending, built.tracker, built.transcript, built.hide, remember_fn(chat_cls.remember))
+        built.cards = {c.id: c for c in risks.rate(chat_cls, built.pending, built.transcript, thread_id,
+                                                   built.tracker.now(), cards)}
     return built.cards
 
 
@@ -314,7 +316,7 @@ def _minutes(moment: datetime | None) -> str:
 
 
 async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_id: str, payload: Any,
-                 interrupt_id: str | None, run_id: str = "") -> None:
+                 interrupt_id: str | None, run_id: str = "", *, shown: str = "") -> None:
     """Resolve / cancel one interrupt of one thread from the inbox; resume once all are answered.
 
     ``run_id`` is the set the card showed (its raising run): a card left on screen while the
@@ -328,7 +330,7 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_i
         asker = chat._inbox_foreign.get(thread_id) if not chat.signed_out else None
     if asker is not None:  # someone else's request, assigned to this person (people)
         refusal = await people_deciding.as_assignee(chat._owner_key, chat_cls, asker, thread_id,
-                                                    str(interrupt_id or ""), run_id, verb, payload)
+                                                    str(interrupt_id or ""), run_id, verb, payload, shown=shown)
         payload = None  # S23
         async with state:
             chat = await driver.ready(state, chat_cls)
@@ -349,12 +351,15 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_i
             return
         outcome, _moved = await record(chat, thread_id, lambda pending: pending is not None and
                                        (pending.run_id or "") == expected, verb, payload, interrupt_id,
-                                       lambda card_id, message: _card_error(chat, thread_id, card_id, message))
+                                       lambda card_id, message: _card_error(chat, thread_id, card_id, message),
+                                       shown=shown)
         payload = None  # S23: the tracker holds it now, in memory only
         session = chat._sessions.get(thread_id)
         if outcome is None or session is None:
             if _moved:
                 await fill(chat)
+                if chat.notice == CALL_CHANGED:  # the new call is listed: say why the answer was not sent
+                    _card_error(chat, thread_id, str(interrupt_id or ""), CALL_CHANGED)
             return
         if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
             await driver.publish(chat, session, full=True, starting=outcome.events is not None)
@@ -404,6 +409,11 @@ async def _schema(state: StateLike, chat_cls: type[ChatLike], thread_id: str, in
         session = await persistence.load_thread(await driver.ready(state, chat_cls), thread_id)
     pending = session.tracker.pending if session is not None else None
     return pending.schema_for(interrupt_id) if pending is not None else None
+
+
+def show_card_error(chat: ChatLike, thread_id: str, interrupt_id: str, message: str) -> None:
+    """Inside the lock: say why an answer from an inbox card was refused, on that card."""
+    _card_error(chat, thread_id, interrupt_id, message)
 
 
 def _card_error(chat: ChatLike, thread_id: str, interrupt_id: str, message: str) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..tab import hooks, server_secret
 from ..workers import sync
-from . import expiry, follow, missing_pages, notifier, rule_answers
+from . import denials, expiry, follow, missing_pages, notifier, risks, rule_answers
 from .channels import reach as channels_reach
 from .channels import slack as channels_slack
 from .people import assign as people_assign
@@ -41,7 +41,7 @@ class Approvals:
         """The rules answer what they cover before any card is drawn (never a request routed to others)."""
         if isinstance(rules, _Rules):
             return await rule_answers.apply(chat, session, rules.rules, rules.routed)
-        return await rule_answers.apply(chat, session, rules)
+        return None
 
     def rule_rows(self, audits: Sequence[Any]) -> list[dict[str, str]]:
         """The trail's rows for the rules' answers."""
@@ -70,12 +70,15 @@ class Approvals:
 
     async def gate(self, chat: ChatLike, session: AgentSession, verb: str, payload: Any,
                    interrupt_id: str | None) -> hooks.Gate:
-        """People: whoever may not decide a request is refused; an approval short of the count is counted."""
-        return await people_deciding.gate(chat, session, verb, payload, interrupt_id)
+        """People: whoever may not decide is refused, an approval short of the count counted; the denial limit."""
+        gate = await people_deciding.gate(chat, session, verb, payload, interrupt_id)
+        if not gate.refusal and not gate.handled:
+            gate.halt = await denials.halt_for(chat, session, verb, payload, interrupt_id)
+        return gate
 
     async def annotate(self, chat: ChatLike, session: AgentSession, cards: list[Any]) -> list[Any]:
-        """People: who each card waits for, and whether the viewer may decide it."""
-        return await people_views.annotate(chat, session, cards)
+        """People: who each card waits for, and whether the viewer may decide it; each card's risk (§6.4)."""
+        return risks.annotate(chat.__class__, session, await people_views.annotate(chat, session, cards))
 
 
 @dataclass(frozen=True)

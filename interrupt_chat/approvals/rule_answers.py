@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import weakref
-from datetime import UTC, datetime
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import reflex as rx

@@ -10,6 +10,7 @@ changes is not answered by it) and the shown call is approved, as the card's App
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -23,19 +24,22 @@ from . import inbox, rule_answers
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
 
-__all__ = ["DURATIONS", "RuleEditorHandlers", "Draft", "read_form", "save_in_chat", "save_in_inbox"]
+__all__ = ["DURATIONS", "Draft", "RuleEditorHandlers", "read_form", "save_in_chat", "save_in_inbox"]
 
 DURATIONS = {"1h": timedelta(hours=1), "8h": timedelta(hours=8), "7d": timedelta(days=7), "always": None}
 MAX_ARGS = 50  # argument rows an editor sends at most (a page of ours sends one per shown argument)
 
 
+@dataclass(frozen=True)
 class Draft:
     """The editor's form, read: which request, the call the person saw, the rows and the duration."""
 
-    def __init__(self, interrupt_id: str, thread_id: str, run_id: str, shown: str,
-                 rows: list[tuple[str, str, str]], duration: str) -> None:
-        self.interrupt_id, self.thread_id, self.run_id, self.shown = interrupt_id, thread_id, run_id, shown
-        self.rows, self.duration = rows, duration
+    interrupt_id: str
+    thread_id: str
+    run_id: str
+    shown: str
+    rows: list[tuple[str, str, str]]
+    duration: str
 
 
 def read_form(form_data: dict[str, Any]) -> Draft:

@@ -15,7 +15,9 @@ from .. import approvals
 from ..agui import AgentClient, AgentSession
 from ..approvals import rule_answers
 from ..approvals.inbox import InboxHandlers
+from ..approvals.pause import PauseHandlers
 from ..approvals.people.handlers import PeopleHandlers
+from ..approvals.rule_editor import RuleEditorHandlers
 from ..model.cards import Card
 from ..model.protocols import JSON
 from ..store.threads_db import ThreadSummary
@@ -102,7 +104,8 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.PolicyHandlers, FeedbackHandlers,
+class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.PolicyHandlers, PauseHandlers,
+                RuleEditorHandlers, FeedbackHandlers,
                 branching.BranchHandlers, attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers,
                 paging.HistoryHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""

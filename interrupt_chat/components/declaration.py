@@ -16,16 +16,19 @@ state's identity is its ``name`` (else its interrupts and tools), never its agen
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import reflex as rx
 
+from ..approvals import file_rules
 from ..assembly.registry import Headers
 from ..assembly.state import ChatState, InterruptState
 from ..model.files import Attachments
-from ..model.people import People
+from ..model.people import People, Request
 from ..model.policies import RememberFn
+from ..model.policy_file import Risk
 from ..tab.tools import FrontendToolState
 from .chat import OwnerFn, RenderFn, chat_state, chat_view
 from .declaring import check_chat, check_state_args
@@ -78,6 +81,10 @@ class Chat:
             default: images, PDF and plain text, 10 MB a file, 20 MB a message, 10 files.
         people: ``ic.People``: who the app's people are and who must decide each request
             (docs/guides/people.md). Needs ``owner=`` (people are named by its ids).
+        policy_file: a YAML file of rules checked before a person's (docs/guides/rules.md); default
+            ``INTERRUPT_CHAT_POLICY_FILE``. Read now: a malformed file raises ``ic.PolicyFileError``.
+        risk: ``fn(request) -> ic.Risk | None``: the risk shown on a card no file rule rates.
+        denial_limit: rejections in a row in one thread after which the run is stopped (default 3; 0: none).
     """
 
     def __init__(self, agent_url: str | None = None,
@@ -88,7 +95,8 @@ class Chat:
                  notify: NotifyFn | None = None, on_expiry: str | None = None,
                  decide_requires_owner: bool | None = None, remember: Remember | None = None,
                  on_feedback: NotifyFn | None = None, attachments: Attachments | None = None,
-                 people: People | None = None) -> None:
+                 people: People | None = None, policy_file: str | os.PathLike[str] | None = None,
+                 risk: Callable[[Request], Risk | None] | None = None, denial_limit: int | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
@@ -99,6 +107,11 @@ class Chat:
             raise TypeError(f"people must be an ic.People(...), not {type(people).__name__}")
         if people is not None and owner is None:
             raise ValueError("people=... names people by the owner= function's ids: give owner= too")
+        if risk is not None and not callable(risk):
+            raise TypeError("risk must be a function: fn(request) -> ic.Risk | None")
+        if denial_limit is not None and (isinstance(denial_limit, bool) or not isinstance(denial_limit, int)
+                                         or denial_limit < 0):
+            raise ValueError(f"denial_limit must be a whole number >= 0, not {denial_limit!r}")
         self.interrupts = list(interrupts or [])
         self.tool_renderers = dict(tool_renderers or {})
         self.name = name
@@ -110,6 +123,9 @@ class Chat:
         _option(self.state, "on_feedback_fn", on_feedback)
         _option(self.state, "attachment_limits", attachments)
         _option(self.state, "people", people)
+        _option(self.state, "risk_fn", risk)
+        _option(self.state, "denial_limit", denial_limit)
+        file_rules.declare(self.state, policy_file)  # a bad policy file stops the app here, before it serves
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
                                 **{config.get_full_name(): render for config, render in self.interrupts}}

@@ -76,6 +76,8 @@ class ChatLike(StateLike, Protocol):
     @property
     def copy_message(self) -> Any: ...  # noqa: D102 (an event handler)
     decide_requires_owner: ClassVar[Any]
+    denial_limit: ClassVar[Any]
+    denial_notice: str
     decisions: list[dict[str, str]]
     default_config: ClassVar[Any]
     @property
@@ -137,6 +139,8 @@ class ChatLike(StateLike, Protocol):
     def inbox_resolve(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def inbox_select_all(self) -> Any: ...  # noqa: D102 (an event handler)
+    @property
+    def inbox_save_rule(self) -> Any: ...  # noqa: D102 (an event handler)
     inbox_scope: str
     inbox_selectable: list[str]
     inbox_selected: list[str]
@@ -175,8 +179,10 @@ class ChatLike(StateLike, Protocol):
     owner_fn: ClassVar[Any]
     people_choices: list[dict[str, str]]
     people_on: bool
+    paused: bool
     policies: list[dict[str, str]]
     policies_loaded: bool
+    policy_file: ClassVar[Any]
     @property
     def policy_notes(self) -> list[dict[str, str]]: ...  # noqa: D102 (a computed var)
     @property
@@ -194,6 +200,7 @@ class ChatLike(StateLike, Protocol):
     def remove_attachment(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def rename_thread(self) -> Any: ...  # noqa: D102 (an event handler)
+    risk_fn: ClassVar[Any]
     renderers: ClassVar[Any]
     @property
     def resync_stream(self) -> Any: ...  # noqa: D102 (an event handler)
@@ -221,6 +228,8 @@ class ChatLike(StateLike, Protocol):
     def stop(self) -> Any: ...  # noqa: D102 (an event handler)
     @property
     def switch_thread(self) -> Any: ...  # noqa: D102 (an event handler)
+    @property
+    def toggle_pause(self) -> Any: ...  # noqa: D102 (an event handler)
     thread_id: str
     thread_query: str
     threads: list[dict[str, str]]

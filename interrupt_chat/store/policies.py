@@ -38,6 +38,12 @@ def add(db: ThreadDB, owner: str, tool: str, scope: str, effect: str, thread_id:
     """Make a rule for ``owner`` (replacing the one of the same tool, scope, thread and conditions).
 
     Args:
+        db: the thread database.
+        owner: whose rule (an owner key).
+        tool: the tool it answers for.
+        scope: ``thread`` or ``always``.
+        effect: ``allow`` or ``deny``.
+        thread_id: the thread of a ``thread`` rule.
         conditions: what the call's arguments must meet (:mod:`interrupt_chat.model.conditions`); none: any call.
         expires_at: when it stops answering (None: until revoked).
         schema_hash: the tool's fingerprint when it was made (:func:`~interrupt_chat.model.policies.fingerprint`);

@@ -26,8 +26,8 @@ from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBin
 
 __all__ = ["assignees_table", "branches_table", "channel_prefs_table", "decisions_table", "delegations_table",
            "feedback_table", "files_table", "link_uses_table", "messages_table", "metadata", "outbox_table",
-           "pauses_table", "policies_table", "requests_table", "schema_version_table", "secrets_table", "slack_messages_table",
-           "threads_table", "tombstones_table"]
+           "pauses_table", "policies_table", "requests_table", "schema_version_table", "secrets_table",
+           "slack_messages_table", "threads_table", "tombstones_table"]
 
 # -- schema ------------------------------------------------------------------------------------------
 

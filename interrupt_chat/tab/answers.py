@@ -27,8 +27,8 @@ from . import claims, driver, hooks, persistence, routing, trail
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
 
-__all__ = ["ANSWERED_ELSEWHERE", "CALL_CHANGED", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited", "audit_entry", "card_error",
-           "conclude", "decide", "problem_with", "record", "submit_form"]
+__all__ = ["ANSWERED_ELSEWHERE", "CALL_CHANGED", "EXPIRED_MESSAGE", "Outcome", "answer", "approve_edited",
+           "audit_entry", "card_error", "conclude", "decide", "problem_with", "record", "submit_form"]
 
 log = logging.getLogger(__name__)
 

@@ -21,17 +21,18 @@ from reflex_base.event.context import EventContext
 
 from ..agui import AgentSession
 from ..agui.events import DELTA_TYPES
+from ..agui.session import STOPPED
 from ..model.views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 from ..workers import load, presence, runs, sync
 from ..workers.load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
 from ..workers.proxy_reads import behind, tab_token
-from . import answers, hooks, live, paging, persistence, routing, streaming, trail
+from . import answers, hooks, live, paging, pausing, persistence, routing, streaming, trail
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, StateLike
 
-__all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "keep", "list_threads", "publish", "ready",
-           "resync", "run_handlers", "stop"]
+__all__ = ["FLUSH_NOW", "PUSHES_PER_SECOND", "PUSH_INTERVAL", "drive", "halted", "keep", "list_threads", "publish",
+           "ready", "resync", "run_handlers", "stop"]
 
 STARTS = frozenset({EventType.TEXT_MESSAGE_START, EventType.REASONING_MESSAGE_START, EventType.TOOL_CALL_START})
 ENVELOPE_BYTES = 170  # what a push of streamed text costs beyond the text: the websocket frame's envelope (measured)
@@ -88,6 +89,7 @@ async def publish(chat: ChatLike, session: AgentSession, *, full: bool = False, 
     _assign(chat, "following", status == "running" and not session.running)  # another tab's (or worker's) run
     _assign(chat, "error", people_error(session.error or ""))
     _assign(chat, "step", transcript.step or "")
+    _assign(chat, "denial_notice", halted(session))
     _assign(chat, "tool_waits", waits)  # S27: calls waiting for a person lock the composer too
     _assign(chat, "agent_state", transcript.state if isinstance(transcript.state, dict) else {})
     _assign(chat, "locked", pending is not None or bool(waits))
@@ -98,6 +100,13 @@ async def publish(chat: ChatLike, session: AgentSession, *, full: bool = False, 
         keep(chat, session)
     if watch:
         sync.watch(chat)  # this tab shows this thread: changes made elsewhere reach it
+
+
+def halted(session: AgentSession) -> str:
+    """Why the thread's last run was stopped as it started (the denial limit, ``AgentSession.halt``), else ""."""
+    transcript = session.transcript
+    error = transcript.error or ""
+    return error if transcript.status == "cancelled" and error != STOPPED else ""
 
 
 def keep(chat: ChatLike, session: AgentSession) -> None:
@@ -148,6 +157,7 @@ async def ready(state: StateLike, chat_cls: type[ChatLike]) -> ChatLike:
     if not chat.loaded:
         await persistence.restore(chat)
         chat.loaded = True
+        chat.paused = await pausing.paused(chat._owner_key)  # pause-banner (§6.4)
         await trail.show_trail(chat)
         session = chat._session()
         # starting: another worker's run (orphans.py)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ag_ui.core import BaseEvent
 
 from ..agui import AgentSession
-from . import attaching, claims, driver, persistence
+from . import attaching, claims, driver, pausing, persistence
 from .endpoint import NO_AGENT_MESSAGE
 
 if TYPE_CHECKING:
@@ -39,6 +39,10 @@ async def send(chat: ChatLike, text: str) -> None:
     async with chat:
         await driver.ready(chat, chat.__class__)
         if chat.signed_out:  # nobody (logged out, another origin): nothing goes to the agent
+            return
+        chat.paused = await pausing.paused(chat._owner_key)  # the stored pause (another tab may have turned it on)
+        if chat.paused:
+            chat.notice = pausing.PAUSED_MESSAGE
             return
         claimed = await claims.claim(chat, lambda: _try_send(chat, text))  # claimed before anything leaves
         if claimed is None:

@@ -44,8 +44,11 @@ async def decision_rows(chat: ChatLike) -> list[dict[str, str]]:
 
 
 def policy_detail(detail: Any) -> dict[str, str]:
-    """A policy answer's tool, rule and tool call, for the transcript's ``policy-note`` ("" for the others)."""
+    """A policy answer's tool, rule and tool call, for the transcript's ``policy-note``; a shadow rule's verdict.
+
+    Each "" for the other entries.
+    """
     detail = detail if isinstance(detail, dict) else {}
     return {key: short_text(str(detail.get(name) or ""), 120)
-            for key, name in (("tool", "tool"), ("rule", "rule"), ("call_id", "toolCallId"))}
+            for key, name in (("tool", "tool"), ("rule", "rule"), ("call_id", "toolCallId"), ("shadow", "shadow"))}
 

@@ -121,7 +121,7 @@ async def gate(chat: ChatLike, session: AgentSession, verb: str, payload: Any, i
 
 
 async def as_assignee(viewer: str, chat_cls: type[ChatLike], asker_key: str, thread_id: str, interrupt_id: str,
-                      run_id: str, verb: str, payload: Any, by: str = "person") -> str:
+                      run_id: str, verb: str, payload: Any, by: str = "person", *, shown: str = "") -> str:
     """An assignee (or their delegate), ``viewer`` (their owner key), answers another person's request.
 
     Returns "" when done, else why not.
@@ -152,7 +152,8 @@ async def as_assignee(viewer: str, chat_cls: type[ChatLike], asker_key: str, thr
             return ""
     token = core.ACTING.set(core.Acting(actor, behalf))
     try:
-        answered = await headless.answer(chat_cls, asker_key, thread_id, verb, payload, interrupt_id, row.run_id, by)
+        answered = await headless.answer(chat_cls, asker_key, thread_id, verb, payload, interrupt_id, row.run_id, by,
+                                         shown=shown)
     finally:
         core.ACTING.reset(token)
     return "" if answered.recorded else (answered.message or ALREADY)
