@@ -1,7 +1,7 @@
 """``pause-all`` (§6.4): a person stops every agent of theirs at once, and turns them back on.
 
-The pause is stored (it survives reloads, restarts and other workers: :mod:`interrupt_chat.tab.pausing`
-reads it). Turning it on stops every run of the person in flight, in whichever worker drives it
+The pause is stored per person, for all of their chats (it survives reloads, restarts and other
+workers: :mod:`interrupt_chat.tab.pausing` reads it). Turning it on stops every run of the person in flight, in whichever worker drives it
 (the threads the database marks in flight, stopped through the run registry), and from then on
 no rule answers anything and a new message is refused. Both switches are audited (``paused`` /
 ``unpaused``, by the person) and shown on the person's other tabs (the rules' sync notice).
@@ -16,7 +16,7 @@ import reflex as rx
 
 from ..store import policies as store
 from ..store.threads_db import ThreadDBError
-from ..tab import driver, pausing, persistence
+from ..tab import driver, hooks, pausing, persistence
 from ..workers import runs, sync
 from ..workers.proxy_reads import tab_token
 from .rule_answers import POLICY_NOTICE
@@ -37,15 +37,17 @@ async def switch(owner: str, on: bool, origin: str = "") -> bool:
     db = persistence.database()
     if db is None or not owner:
         return False
+    person = pausing.person_of(owner)
     try:
-        if await persistence.db_call(store.set_pause, db, owner, on):  # (the audit: no thread, no notification)
+        if await persistence.db_call(store.set_pause, db, person, on):  # (the audit: no thread, no notification)
             await persistence.db_call(db.record_decision, owner, "", None, "", None, "paused" if on else "unpaused")
+        running = await persistence.db_read(store.running_threads, db, person) if on else []
     except ThreadDBError:
         return False
-    if on:
-        for thread_id in await persistence.db_read(store.running_threads, db, owner):
-            await runs.stop((owner, thread_id))  # the run's worker stops it: its end is saved as stopped
-    await sync.changed(owner, POLICY_NOTICE, origin)  # the other tabs show the banner (or drop it)
+    for key in running:
+        await runs.stop(key)  # the run's worker stops it: its end is saved as stopped
+    for chat_cls in list(hooks.CHATS.values()):  # the person's tabs of every chat show the banner (or drop it)
+        await sync.changed(f"{person}|{chat_cls.get_full_name()}", POLICY_NOTICE, origin)
     return True
 
 

@@ -69,7 +69,7 @@ async def rules_for(owner: str, session: AgentSession) -> Found | None:
         return None
     try:
         rules = await persistence.db_read(store.rules, db, owner, session.thread_id)
-        return Found(rules, await persistence.db_read(store.paused_since, db, owner) is not None)
+        return Found(rules, await persistence.db_read(store.paused_since, db, pausing.person_of(owner)) is not None)
     except ThreadDBError:  # no rule can be read: the person decides, as without rules (the file's are not read)
         log.warning("the owner's rules could not be read; the cards are shown instead")
         return None

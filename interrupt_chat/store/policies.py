@@ -120,7 +120,7 @@ def answered(db: ThreadDB, owner: str, run_id: str) -> set[str]:
 
 
 def paused_since(db: ThreadDB, owner: str) -> datetime | None:
-    """When ``owner`` paused their agents (``pause-all``), or None while they are not paused."""
+    """When ``owner`` (a person: the pause holds for all of their chats) paused their agents, else None."""
     with db._transaction("read the pause") as conn:
         found = conn.execute(select(pauses_table.c.since).where(pauses_table.c.owner == owner)).scalar()
     return _aware(found)
@@ -138,9 +138,13 @@ def set_pause(db: ThreadDB, owner: str, on: bool) -> bool:
     return True
 
 
-def running_threads(db: ThreadDB, owner: str) -> list[str]:
-    """``owner``'s threads with a run in flight (their claim: the in-flight mark), to stop them (the pause)."""
+def running_threads(db: ThreadDB, person: str) -> list[tuple[str, str]]:
+    """``(owner key, thread)`` of a person's runs in flight, in every chat (their claim's mark): the pause stops them.
+
+    ``person``: the owner keys' common part (``"<person>|<chat>"``).
+    """
     t = threads_table
     with db._transaction("read the runs in flight") as conn:
-        rows = conn.execute(select(t.c.thread_id, t.c.meta).where(t.c.owner == owner)).all()
-    return [row.thread_id for row in rows if isinstance(row.meta, dict) and row.meta.get("inFlight")]
+        rows = conn.execute(select(t.c.owner, t.c.thread_id, t.c.meta)
+                            .where(t.c.owner.startswith(person + "|", autoescape=True))).all()
+    return [(row.owner, row.thread_id) for row in rows if isinstance(row.meta, dict) and row.meta.get("inFlight")]

@@ -14,7 +14,7 @@ from ..store import policies as store
 from ..store.threads_db import ThreadDBError
 from .persistence import database, db_read
 
-__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "paused"]
+__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "paused", "person_of"]
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +25,13 @@ DECIDED_BY: ContextVar[str] = ContextVar("interrupt_chat_decided_by", default="p
 """Who gives the answer being recorded: ``person`` (a card), or a server-side path's ``link``, ``bulk``, ``expiry``."""
 
 
+def person_of(owner: str) -> str:
+    """The person of an owner key (``"<owner>|<chat state>"``): a pause holds for all of their chats."""
+    return owner.rsplit("|", 1)[0]
+
+
 async def paused(owner: str) -> bool:
-    """Whether ``owner`` (an owner key) paused their agents; False without a database or an owner.
+    """Whether the person of ``owner`` (an owner key) paused their agents; False without a database or an owner.
 
     A database that cannot be read says "not paused" for the page, but the send checks it again.
     """
@@ -34,7 +39,7 @@ async def paused(owner: str) -> bool:
     if db is None or not owner:
         return False
     try:
-        return await db_read(store.paused_since, db, owner) is not None
+        return await db_read(store.paused_since, db, person_of(owner)) is not None
     except ThreadDBError:
         log.warning("the pause could not be read")
         return False

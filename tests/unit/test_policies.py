@@ -233,7 +233,7 @@ async def test_p2_rules_alone_resume_at_most_five_times_in_a_row(chat, agent):
     resumed = []
     for _ in range(rule_answers.MAX_RULE_RESUMES + 2):
         tracker.restore(asked)  # the same question again
-        outcome = await rule_answers.apply(tab.chat, tab.session, rules)
+        outcome = await rule_answers.apply(tab.chat, tab.session, rule_answers.Found(rules))
         resumed.append(outcome is not None and outcome.events is not None)
         if outcome is not None and outcome.events is not None:
             await outcome.events.aclose()

@@ -77,8 +77,13 @@ def pay(ctx: RunContext) -> Iterator[BaseEvent]:
         tool_call_id, TOOL, args, kind="payment", expires_in=expires_in,
         message=f"Pay {args['invoice']}: {_amount(args)} to {args['payee']}?",
     )
+    # the reasons a person may give for a "no" with one click (interrupt-reject-option)
+    pending.interrupt = pending.interrupt.model_copy(update={"rejectOptions": list(REJECT_OPTIONS)})
     yield ctx.snapshot("pay")
     yield from ctx.interrupt("pay", [pending])
+
+
+REJECT_OPTIONS = ("Wrong amount", "Wrong payee", "Not now")
 
 
 def continue_payment(item: PendingInterrupt, entry: ResumeEntry) -> tuple[str, str]:
@@ -94,7 +99,8 @@ def continue_payment(item: PendingInterrupt, entry: ResumeEntry) -> tuple[str, s
         return f"Payment {invoice} was not made.", "cancelled by user"
     payload = cast(dict[str, Any], entry.payload)
     if not payload["approved"]:
-        line = f"Payment {invoice} was not made."
+        why = payload.get("reason")
+        line = f"Payment {invoice} was not made." + (f" Reason: {why}" if isinstance(why, str) and why else "")
         return line, line
     args = {**original, **payload.get("editedArgs", {})}
     line = f"Paid {args.get('invoice', invoice)} ({_amount(args)})."

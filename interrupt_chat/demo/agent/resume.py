@@ -183,8 +183,10 @@ def _continue(item: PendingInterrupt, entry: ResumeEntry) -> tuple[str, str | No
     # resolved, so check_resume validated it against the responseSchema: an object
     payload = cast(dict[str, Any], entry.payload)
     if is_tool:
-        if not payload["approved"]:
-            return "Rejected.", "denied by user"
+        if not payload["approved"]:  # the reason a person gave goes back to the model (§6.4)
+            why = payload.get("reason")
+            return ("Rejected.", "denied by user") if not isinstance(why, str) or not why else \
+                (f"Rejected: {why}", f"denied by user: {why}")
         args = payload.get("editedArgs", item.tool_args or {})
         result = _tool_outcome(item.tool_name or "tool", args)
         return f"Approved: {result}.", result

@@ -1,0 +1,269 @@
+"""Rules that fit (§6.4): narrow and time-boxed rules in the database, the policy file before a person's rules,
+shadow entries, the pause, the denial limit, answers bound to the shown call, and risk on the card.
+
+Tabs are states of the real chat against the scripted demo agent (loopback HTTP), one SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import interrupt_chat as ic
+from interrupt_chat.approvals import pause, rule_answers, rule_editor
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.model.cards import shown_hash
+from interrupt_chat.model.policies import Rule
+from interrupt_chat.store import audit as store_audit
+from interrupt_chat.store import policies as store
+from interrupt_chat.tab import answers
+from tests.unit.agents import serve_in_thread
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.test_consistency import Tab, wait_for
+
+POLICY = """\
+- tool: pay_invoice
+  when: {amount: {at-most: 100}}
+  effect: allow
+- tool: pay_invoice
+  when: {amount: {at-least: 10000}}
+  effect: deny
+  risk: {level: high, why: Moves a lot of money}
+- tool: pay_invoice
+  when: {payee: {equals: Initech}}
+  effect: ask
+- tool: "delete_*"
+  effect: deny
+  mode: shadow
+"""
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.0)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+@pytest.fixture(scope="module")
+def policy_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("policy") / "rules.yaml"
+    path.write_text(POLICY)
+    return path
+
+
+@pytest.fixture(scope="module")
+def chat(agent, policy_file) -> ic.Chat:
+    def risk(request: ic.Request) -> ic.Risk | None:
+        return ic.Risk("medium", "Deletes files") if request.tool == "delete_files" else None
+
+    return ic.Chat(agent[0], name="rules-fit", policy_file=policy_file, risk=risk, denial_limit=3)
+
+
+def _resumes(tab: Tab) -> list[list[Any]]:
+    return [[e["payload"] for e in r["resume"]] for r in tab.requests() if r.get("resume")]
+
+
+# -- the database ---------------------------------------------------------------------------------------------
+
+
+def test_narrow_rules_are_stored_with_their_conditions_expiry_and_fingerprint(database):
+    soon = datetime.now(UTC) + timedelta(hours=1)
+    narrow = store.add(database, "alice", "pay_invoice", "always", "allow", conditions={"amount": {"at-most": 100}},
+                       expires_at=soon, schema_hash="abc")
+    wide = store.add(database, "alice", "pay_invoice", "always", "allow")  # other conditions: both stand
+    [first, second] = store.rules(database, "alice")
+    assert (first.id, second.id) == (wide.id, narrow.id)
+    assert second.conditions == {"amount": {"at-most": 100}} and second.schema_hash == "abc"
+    assert second.expires_at is not None and abs((second.expires_at - soon).total_seconds()) < 1
+    again = store.add(database, "alice", "pay_invoice", "always", "allow", conditions={"amount": {"at-most": 100}})
+    assert [r.id for r in store.rules(database, "alice")] == [again.id, wide.id]  # same conditions: replaced
+    store.add(database, "alice", "send_email", "always", "allow", expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    assert "send_email" not in {r.tool for r in store.rules(database, "alice")}  # expired: not read, not listed
+    with pytest.raises(ValueError):
+        store.add(database, "alice", "pay_invoice", "always", "allow", conditions={"amount": {"about": 1}})
+
+
+def test_the_pause_is_stored_once_and_the_rejections_are_counted_in_a_row(database):
+    assert store.paused_since(database, "alice") is None
+    assert store.set_pause(database, "alice", True) and not store.set_pause(database, "alice", True)
+    assert store.paused_since(database, "alice") is not None and store.paused_since(database, "bob") is None
+    assert store.set_pause(database, "alice", False) and store.paused_since(database, "alice") is None
+    for action, by in (("rejected", "person"), ("resolved", "person"), ("rejected", "person"), ("rejected", "bulk"),
+                       ("cancelled", "person"), ("rejected", "link"), ("rejected", "policy")):
+        database.record_decision("alice", "t1", "r", "i", "tool_call", action, by=by)
+    database.record_decision("alice", "t1", "r", "i", "input_required", "rejected")  # not a tool approval
+    assert store_audit.rejection_streak(database, "alice", "t1") == 2  # person + link after the approval
+    assert store_audit.rejection_streak(database, "alice", "t2") == 0
+
+
+# -- where a set surfaces ----------------------------------------------------------------------------------------
+
+
+async def test_the_policy_file_answers_first_and_its_ask_beats_a_persons_rule(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("pay invoice 50 to Acme")  # at most 100: the file allows it
+    assert tab.ids() == [] and _resumes(tab) == [[{"approved": True}]]
+    [entry] = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
+    assert entry.by == "policy" and entry.detail["source"] == "file" and entry.detail["line"] == 1
+    assert entry.detail["matched"] == {"amount": 50}
+    await tab.send("pay invoice 20000 to Acme")  # at least 10000: the file denies it
+    assert tab.ids() == [] and _resumes(tab)[-1] == [{"approved": False}]
+    store.add(database, tab.chat._owner_key, "pay_invoice", "always", "allow")  # the person's own wide rule
+    await tab.send("pay invoice 500 to Initech")  # the file's ask stands: a card, although the person allows it
+    [card] = (await tab.config()).cards
+    assert card.reason == "tool_call" and len(_resumes(tab)) == 2
+    await tab.resolve({"approved": True}, card.id)
+    await tab.send("pay invoice 500 to Acme")  # no file rule: the person's rule answers
+    assert tab.ids() == [] and len(_resumes(tab)) == 4
+
+
+async def test_a_shadow_rule_decides_nothing_and_says_what_it_would_have_done(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")
+    [card] = (await tab.config()).cards
+    assert card.risk_level == "medium" and card.risk_why == "Deletes files"  # the app's risk function
+    [entry] = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
+    assert (entry.action, entry.by, entry.interrupt_id) == ("shadow", "policy", card.id)
+    assert entry.detail["shadow"] == "deny"
+    assert [row["shadow"] for row in tab.chat.decisions] == ["deny"]
+    assert tab.chat.policy_notes == []  # not an answer
+    await tab.resolve({"approved": True}, card.id)
+    assert _resumes(tab) == [[{"approved": True}]]
+
+
+async def test_a_file_rules_risk_is_on_the_card_and_file_rules_are_listed_without_revoke(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("pay invoice 500 to Initech")
+    [card] = (await tab.config()).cards
+    assert card.risk_level == ""  # the ask rule names no risk
+    await chat.state.load_policies.fn(tab.chat)
+    files = [row for row in tab.chat.policies if row["source"] == "file"]
+    assert [(r["effect"], r["line"], r["mode"], r["revocable"]) for r in files] == [
+        ("allow", "1", "", "false"), ("deny", "4", "", "false"), ("ask", "8", "", "false"),
+        ("deny", "11", "shadow", "false")]
+    assert files[0]["conditions"] == '{"amount": {"at-most": 100}}'
+
+
+async def test_the_pause_stops_rules_refuses_messages_and_is_audited(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    other = await Tab(chat.state, agent[1]).load()  # another tab of the same person
+    await chat.state.toggle_pause.fn(tab.chat)
+    assert tab.chat.paused
+    await tab.send("pay invoice 50 to Acme")
+    assert tab.chat.notice.startswith("Your agents are paused") and tab.requests() == []
+    await other.send("hello")  # the other tab's copy did not know yet: the stored pause refuses it
+    assert other.chat.paused and other.requests() == []
+    entries = [e for e in database.decisions(tab.chat._owner_key) if e.action in ("paused", "unpaused")]
+    assert [e.action for e in entries] == ["paused"]
+    await chat.state.toggle_pause.fn(tab.chat)
+    assert not tab.chat.paused
+    await tab.send("pay invoice 50 to Acme")
+    assert tab.ids() == [] and len(_resumes(tab)) == 1
+
+
+async def test_while_paused_no_rule_answers(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")  # the shadow rule notes it; nobody answers
+    owner = tab.chat._owner_key
+    store.set_pause(database, owner.rsplit("|", 1)[0], True)  # the person's pause: all of their chats
+    found = await rule_answers.rules_for(owner, tab.session)
+    assert found is not None and found.paused
+    mine = [Rule(1, "delete_files", "always", "allow")]
+    held = await rule_answers.apply(tab.chat, tab.session, rule_answers.Found(mine, paused=True))
+    assert held is not None and held.events is None and [a.action for a in held.audits] == ["shadow"]
+    assert tab.session.tracker.answers == {}
+    going = await rule_answers.apply(tab.chat, tab.session, rule_answers.Found(mine))
+    assert going is not None and going.events is not None  # not paused: the person's rule answers it
+    await going.events.aclose()
+    tab.session.abandon("not sent")
+
+
+async def test_a_paused_persons_running_run_is_stopped(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    agent[1].delay = 0.2  # a slow stream, stopped mid-way
+    try:
+        task = asyncio.ensure_future(tab.send("long"))
+        await wait_for(lambda: tab.chat.status == "running")
+        await pause.switch(tab.chat._owner_key, True)
+        await asyncio.wait_for(task, 10)
+    finally:
+        agent[1].delay = 0.0
+        await pause.switch(tab.chat._owner_key, False)
+    assert tab.session.transcript.status == "cancelled"
+
+
+async def test_the_third_rejection_in_a_row_is_sent_and_its_run_stopped(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    for round_ in range(3):
+        await tab.send("approval")
+        [card] = (await tab.config()).cards
+        await tab.resolve({"approved": False, "reason": f"no {round_}"}, card.id)
+    assert [p[0]["reason"] for p in _resumes(tab)] == ["no 0", "no 1", "no 2"]  # the third is still sent
+    assert tab.chat.denial_notice.startswith("Stopped: you rejected 3 requests in a row")
+    assert tab.session.transcript.status == "cancelled"
+    await tab.send("approval")  # a new message does not reset the count: the next "no" stops again
+    [card] = (await tab.config()).cards
+    assert tab.chat.denial_notice == ""
+    await tab.resolve({"approved": True}, card.id)  # an approval resets it
+    assert tab.chat.denial_notice == ""
+    assert store_audit.rejection_streak(database, tab.chat._owner_key, tab.chat.thread_id) == 0
+
+
+async def test_an_answer_is_bound_to_the_call_the_person_saw(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")
+    [card] = (await tab.config()).cards
+    assert card.call_hash == shown_hash(tab.session.tracker.pending.interrupts[0], tab.session.transcript)
+    config = await tab.config()
+    await chat.state.default_config.resolve.fn(config, {"approved": True}, card.id, "0" * 32)  # another call
+    assert tab.chat.notice == answers.CALL_CHANGED and _resumes(tab) == []
+    await chat.state.default_config.resolve.fn(await tab.config(), {"approved": True}, card.id, card.call_hash)
+    assert _resumes(tab) == [[{"approved": True}]]
+
+
+async def test_the_rule_editor_makes_a_narrow_time_boxed_rule_and_approves_the_shown_call(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("pay invoice 500 to Acme")
+    [card] = (await tab.config()).cards
+    form = {"__interrupt_id": card.id, "__thread_id": card.thread_id, "__run_id": card.run_id,
+            "__call": card.call_hash, "duration": "8h",
+            "arg-0": "invoice", "op-0": "any", "value-0": "INV-500",
+            "arg-1": "payee", "op-1": "equals", "value-1": "Acme",
+            "arg-2": "amount", "op-2": "at-most", "value-2": "1000",
+            "arg-3": "currency", "op-3": "matches", "value-3": "EU*"}
+    await chat.state.default_config.save_rule.fn(await tab.config(), form)
+    assert _resumes(tab) == [[{"approved": True}]]
+    [rule] = store.rules(database, tab.chat._owner_key)
+    assert rule.conditions == {"payee": {"equals": "Acme"}, "amount": {"at-most": 1000}, "currency": {"matches": "EU*"}}
+    assert rule.expires_at is not None and timedelta(hours=7.9) < rule.expires_at - datetime.now(UTC) < timedelta(hours=8)
+    await chat.state.load_policies.fn(tab.chat)
+    [row] = [r for r in tab.chat.policies if r["source"] == "person"]
+    assert row["expires"].endswith("Z") and row["revocable"] == "true" and '"at-most": 1000' in row["conditions"]
+    await tab.send("pay invoice 900 to Acme")  # meets every condition: answered
+    assert tab.ids() == [] and len(_resumes(tab)) == 2
+    await tab.send("pay invoice 1500 to Acme")  # too much: the person decides
+    assert len(tab.ids()) == 1
+    entries = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
+    by_rule = [e for e in entries if e.by == "policy" and e.action == "resolved"]
+    assert by_rule[-1].detail["matched"] == {"payee": "Acme", "amount": 900, "currency": "EUR"}
+
+
+async def test_the_rule_editor_refuses_what_the_page_cannot_be_trusted_with(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("pay invoice 500 to Acme")
+    [card] = (await tab.config()).cards
+    base = {"__interrupt_id": card.id, "__run_id": card.run_id, "__call": card.call_hash, "duration": "1h"}
+    for form, said in (({**base, "duration": "forever"}, "how long"),
+                       ({**base, "arg-0": "amount", "op-0": "at-most", "value-0": "lots"}, "not a number"),
+                       ({**base, "arg-0": "nope", "op-0": "equals", "value-0": "x"}, "no such argument"),
+                       ({**base, "__call": "f" * 32}, "changed")):
+        await chat.state.default_config.save_rule.fn(await tab.config(), form)
+        [shown] = (await tab.config()).cards
+        assert said in shown.error, (form, shown.error)
+    assert store.rules(database, tab.chat._owner_key) == [] and _resumes(tab) == []
+    assert isinstance(rule_editor.read_form({"arg-0": ["x"]}).rows, list)
