@@ -26,7 +26,7 @@ from ..workers import sync
 
 if TYPE_CHECKING:
     from ..agui import Pending
-    from ..model.protocols import ChatLike, SlotLike
+    from ..model.protocols import ChatLike, SlotLike, StateLike
 
 __all__ = [
     "POLICY_NOTICE",
@@ -40,6 +40,8 @@ __all__ = [
     "revoke",
     "rows",
     "rules_for",
+    "save_in_chat",
+    "save_in_inbox",
     "shown_rows",
 ]
 
@@ -230,8 +232,31 @@ class PolicyHandlers(rx.State, mixin=True):
             if cast("ChatLike", self)._owner_key == owner:
                 self.policies = found
 
+    # STUB i43 (lead replaces): the pause and the denial limit's notice
+    paused: bool = False  # the owner paused every agent (pause-all; pause-banner on the chat pages)
+    denial_notice: str = ""  # why the shown thread's run was stopped after rejections in a row (denial-limit)
+
+    @rx.event(background=True)
+    async def toggle_pause(self):
+        """Pause all agents, or resume them (``pause-all``; STUB i43: the lead writes the real one)."""
+        async with self:
+            self.paused = not self.paused
+
 
 async def relist(chat: ChatLike) -> None:
     """Inside the lock (live sync): the rules changed on another tab; list them again if this tab shows them."""
     if chat._policies_shown:
         chat.policies, chat.policies_loaded = await rows(chat._owner_key), True
+
+
+# STUB i43 (lead replaces)
+async def save_in_chat(config: SlotLike, form_data: dict[str, Any]) -> None:
+    """The chat's "Allow similar calls" (§6.4): make the narrower rule, then approve the shown call. STUB i43."""
+    async with config:
+        answers.card_error(config, str(form_data.get("__interrupt_id") or ""), "Rules that fit are not ready yet.")
+
+
+# STUB i43 (lead replaces)
+async def save_in_inbox(state: StateLike, chat_cls: type[ChatLike], form_data: dict[str, Any]) -> None:
+    """The inbox's "Allow similar calls" (§6.4): make the narrower rule, then approve the shown call. STUB i43."""
+    del state, chat_cls, form_data

@@ -40,7 +40,7 @@ CLAIM_ATTEMPTS = claims.CLAIM_ATTEMPTS
 
 
 async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | None,
-                 run_id: str = "") -> None:
+                 run_id: str = "", shown: str = "") -> None:
     """Resolve / cancel through the tracker; start the resume run if the decision says so.
 
     ``run_id``: the run that raised the set the person saw (the default slot's cards say it); an
