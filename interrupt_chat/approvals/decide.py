@@ -27,7 +27,7 @@ from reflex.istate.proxy import StateProxy
 from sqlalchemy import select
 
 from ..agui import interrupt_dict
-from ..model.cards import Card, build_cards, tool_args
+from ..model.cards import REASON_MAX, Card, build_cards, tool_args
 from ..model.policies import approval_payload
 from ..model.protocols import StateLike
 from ..store import secrets as stored_secrets
@@ -101,16 +101,23 @@ class DecideState(rx.State):
         await self._show(found)
 
     @rx.event(background=True)
-    async def approve(self):
-        """Approve an approval: ``{"approved": true}``, shaped as its schema asks."""
-        await self._answer("allow")
+    async def approve(self, shown: str = ""):
+        """Approve an approval: ``{"approved": true}``, shaped as its schema asks.
+
+        ``shown``: the call the page showed (its card's ``call_hash``, §6.4).
+        """
+        await self._answer("allow", "", str(shown or ""))
 
     @rx.event(background=True)
-    async def reject(self):
-        """Reject an approval: ``{"approved": false}``, shaped as its schema asks."""
-        await self._answer("deny")
+    async def reject(self, reason: str = "", shown: str = ""):
+        """Reject an approval: ``{"approved": false}``, shaped as its schema asks.
 
-    async def _answer(self, effect: str) -> None:
+        ``reason``: typed in ``interrupt-reject-reason`` or a reject option; sent as the answer's ``reason``
+        when the schema takes one (the card's ``reason_box``), left out when blank.
+        """
+        await self._answer("deny", str(reason or ""), str(shown or ""))
+
+    async def _answer(self, effect: str, reason: str = "", shown: str = "") -> None:
         """Answer the link's request, if Approve / Reject answer it whole; anything else is refused unsent."""
         async with self:
             if self.sending:
@@ -118,6 +125,11 @@ class DecideState(rx.State):
             self.sending, token = True, self._token()
         found = await _find(self, token)
         payload = approval_payload(found.interrupt, effect) if found.interrupt is not None else None
+        # i43: shown checked by the lead (``shown`` against ``found.card.call_hash``: refused when they differ)
+        del shown
+        said = reason.strip()[:REASON_MAX] if effect == "deny" else ""
+        if payload is not None and said and found.card is not None and found.card.reason_box:  # the schema takes it
+            payload["reason"] = said
         if found.phase != "open" or found.link is None or payload is None:  # a form, a choice: typed in the app
             await self._show(found)
             if found.phase == "open":

@@ -323,7 +323,7 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_i
     thread moved on to a newer set answers nothing, even a legacy one (whose id is always "").
     Without one, the set this tab's inbox showed for the thread is meant (never the thread's
     newest set); a thread it did not show answers nothing. The thread must be one of the owner's
-    (ids come from the page).
+    (ids come from the page). ``shown``: the card's ``call_hash`` (§6.4; not checked here yet).
     """
     async with state:
         chat = await driver.ready(state, chat_cls)
@@ -496,9 +496,14 @@ class InboxHandlers(rx.State, mixin=True):
 
     @rx.event(background=True)
     async def inbox_resolve(self, thread_id: str, payload: Any = None, interrupt_id: str | None = None,
-                            run_id: str = ""):
-        """Answer an interrupt of ``thread_id`` from the inbox (S6, S7); ``run_id``: the set the card showed."""
-        await answer(self, _chat(self), "resolve", str(thread_id), payload, interrupt_id, str(run_id or ""))
+                            run_id: str = "", shown: Any = ""):
+        """Answer an interrupt of ``thread_id`` from the inbox (S6, S7).
+
+        ``run_id``: the set the card showed; ``shown``: the call it showed (its ``call_hash``, §6.4). Not a
+        string (a click's event info fills it when a custom slot's answer leaves it out): no hash.
+        """
+        await answer(self, _chat(self), "resolve", str(thread_id), payload, interrupt_id, str(run_id or ""),
+                     shown=shown if isinstance(shown, str) else "")
 
     @rx.event(background=True)
     async def inbox_cancel(self, thread_id: str, interrupt_id: str | None = None, run_id: str = ""):

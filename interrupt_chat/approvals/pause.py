@@ -1,8 +1,9 @@
 """``pause-all`` (§6.4): a person stops every agent of theirs at once, and turns them back on.
 
 The pause is stored per person, for all of their chats (it survives reloads, restarts and other
-workers: :mod:`interrupt_chat.tab.pausing` reads it). Turning it on stops every run of the person in flight, in whichever worker drives it
-(the threads the database marks in flight, stopped through the run registry), and from then on
+workers: :mod:`interrupt_chat.tab.pausing` reads it). Turning it on stops every run of the person in
+flight, in whichever worker drives it (the threads the database marks in flight, stopped through the
+run registry), and from then on
 no rule answers anything and a new message is refused. Both switches are audited (``paused`` /
 ``unpaused``, by the person) and shown on the person's other tabs (the rules' sync notice).
 """
@@ -10,7 +11,7 @@ no rule answers anything and a new message is refused. Both switches are audited
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import reflex as rx
 
@@ -47,7 +48,7 @@ async def switch(owner: str, on: bool, origin: str = "") -> bool:
     for key in running:
         await runs.stop(key)  # the run's worker stops it: its end is saved as stopped
     for chat_cls in list(hooks.CHATS.values()):  # the person's tabs of every chat show the banner (or drop it)
-        await sync.changed(f"{person}|{chat_cls.get_full_name()}", POLICY_NOTICE, origin)
+        await sync.changed(f"{person}|{cast('Any', chat_cls).get_full_name()}", POLICY_NOTICE, origin)
     return True
 
 

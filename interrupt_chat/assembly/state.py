@@ -13,11 +13,9 @@ import reflex as rx
 
 from .. import approvals
 from ..agui import AgentClient, AgentSession
-from ..approvals import rule_answers
+from ..approvals import pause, rule_answers, rule_editor
 from ..approvals.inbox import InboxHandlers
-from ..approvals.pause import PauseHandlers
 from ..approvals.people.handlers import PeopleHandlers
-from ..approvals.rule_editor import RuleEditorHandlers
 from ..model.cards import Card
 from ..model.protocols import JSON
 from ..store.threads_db import ThreadSummary
@@ -29,7 +27,7 @@ from ..tab.hydrate import install as install_hydrate
 from ..tab.mixins import ConcreteSubclasses
 from ..tab.threads import ThreadListHandlers
 from ..tab.tools import FrontendToolState, ToolHandlers, attach
-from ..workers.load import read_pause
+from ..workers.load import read_pause  # a busy worker reads the streams in bigger pieces
 
 __all__ = ["JSON", "ChatState", "InterruptState"]
 
@@ -41,10 +39,9 @@ install_hydrate()  # a reconnect's snapshot holds the restored thread (no flash 
 class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One useInterrupt configuration (S16–S20). Subclass it to configure (docs/guides/embedding.md).
 
-    Class attribute ``render_in_chat`` (default True); override ``enabled(event)`` and
-    ``handler(props)``. Vars: ``interrupt``, ``interrupts``, ``event``, ``result``,
-    ``slot_props``, ``has_interrupt``; ``cards`` is the default slot's view model. Handlers:
-    ``resolve``, ``cancel``.
+    Class attribute ``render_in_chat`` (default True); override ``enabled(event)`` and ``handler(props)``.
+    Vars: ``interrupt``, ``interrupts``, ``event``, ``result``, ``slot_props``, ``has_interrupt``; ``cards``
+    is the default slot's view model. Handlers: ``resolve``, ``cancel``.
     """
 
     render_in_chat: bool = True
@@ -73,9 +70,9 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return None
 
     @rx.event(background=True)
-    async def resolve(self, payload: JSON = None, interrupt_id: str | None = None):
-        """Answer an interrupt (S6); resumes the agent once every open interrupt has an answer."""
-        await answers.answer(self, "resolve", payload, interrupt_id)
+    async def resolve(self, payload: JSON = None, interrupt_id: str | None = None, shown: Any = None):
+        """Answer an interrupt (S6), resuming once all are; ``shown``: the card's call_hash (a click's event: none)."""
+        await answers.answer(self, "resolve", payload, interrupt_id, shown=shown if isinstance(shown, str) else "")
 
     @rx.event(background=True)
     async def cancel(self, interrupt_id: str | None = None):
@@ -97,6 +94,11 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         """Default slot: "allow in this thread", "always allow", "always deny": answer, and remember it (P1)."""
         await rule_answers.remember_in_chat(self, interrupt_id, run_id, scope, effect)
 
+    @rx.event(background=True)
+    async def save_rule(self, form_data: dict[str, Any]):
+        """Default slot: "Allow similar calls": make the narrower rule, approve the shown call (§6.4)."""
+        await rule_editor.save_in_chat(self, form_data)
+
     @classmethod
     def _chat(cls) -> type[ChatState]:
         if cls._chat_state is None:
@@ -104,10 +106,10 @@ class InterruptState(rx.State, mixin=True, metaclass=ConcreteSubclasses):
         return cls._chat_state
 
 
-class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.PolicyHandlers, PauseHandlers,
-                RuleEditorHandlers, FeedbackHandlers,
-                branching.BranchHandlers, attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers,
-                paging.HistoryHandlers, rx.State, mixin=True, metaclass=ConcreteSubclasses):
+class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.PolicyHandlers, pause.PauseHandlers,
+                rule_editor.RuleEditorHandlers, FeedbackHandlers, branching.BranchHandlers,
+                attaching.AttachmentHandlers, ToolHandlers, orphans.RunWatchHandlers, paging.HistoryHandlers,
+                rx.State, mixin=True, metaclass=ConcreteSubclasses):
     """One ``chat()``'s conversation: messages, runs, threads (a subclass per configuration: :mod:`.registry`)."""
 
     status: str = "idle"  # idle | running | interrupted | error
@@ -225,16 +227,12 @@ class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.
         return browser_identity.person_of(self) or ""
 
     async def agent_headers(self) -> dict[str, str]:
-        """The next run's headers: ``chat(headers=...)``, a mapping or ``fn(chat_state)`` (sync or async).
-
-        Called in the lock before every run: a function may ``await chat.get_state(AuthState)``.
-        """
+        """The next run's headers, read in its lock: ``chat(headers=...)``, a mapping or (a)sync ``fn(chat_state)``."""
         headers = self.__class__.headers
         value = headers(self) if callable(headers) else headers
         return dict(await value if inspect.isawaitable(value) else value)
 
-    def _client(self) -> AgentClient:
-        # headers: set per run; a busy worker reads the streams in bigger pieces (load.read_pause)
+    def _client(self) -> AgentClient:  # headers: set per run (agent_headers)
         return AgentClient(self.__class__.agent_url or default_agent_url() or "", read_pause=read_pause)
 
     def _new_session(self) -> AgentSession:

@@ -100,6 +100,10 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
         rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes, state)),
         # a rule's answer to an interrupt that names no tool call of the transcript: after the messages
         rx.foreach(state.policy_notes, lambda note: rx.cond(note["call_id"] == "", policy_note(note))),
+        # the run stopped after rejections in a row (§6.4 denial limit): said where the run ended
+        rx.cond(state.denial_notice != "", rx.callout(
+            state.denial_notice, icon="octagon_x", color_scheme="red", size="1", high_contrast=True,
+            class_name="ic-denial-limit", custom_attrs={"data-testid": "denial-limit", "role": "status"})),
         class_name="ic-messages",
         # a named region that takes the focus, so the keyboard can scroll it (it is not a live region:
         # streamed text is not announced push by push)
@@ -180,6 +184,7 @@ def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptS
                                              custom_attrs={"data-testid": "chat-signin", "role": "status"})),
         _slot(state, interrupts),
         tool_slot(state),
+        _paused(state),
         composer(state),
         footer or rx.fragment(),
         _loader(state),
@@ -187,6 +192,17 @@ def chat_view(state: type[ChatState], interrupts: Sequence[tuple[type[InterruptS
         on_mount=state.on_load_chat,
         custom_attrs={"data-chat-state": state.get_full_name()},
     )
+
+
+PAUSED = ("Paused: your agents are stopped and rules answer nothing. New messages are refused until you resume "
+          "them on the policies page.")
+
+
+def _paused(state: type[ChatState]) -> rx.Component:
+    """``pause-banner`` (§6.4): while the person's pause is on, above the composer (which refuses to send)."""
+    return rx.cond(state.paused, rx.callout(
+        PAUSED, icon="circle_pause", color_scheme="amber", size="1", high_contrast=True, class_name="ic-pause-banner",
+        custom_attrs={"data-testid": "pause-banner", "role": "status"}))
 
 
 def _stale(state: type[ChatState]) -> rx.Component:

@@ -15,6 +15,8 @@ from ..approvals.decide import IN_APP, INVALID, LOGIN, DecideState
 from ..model.cards import Card
 from .chat import STYLESHEET
 from .people import people_line
+from .risk import risk_note
+from .say_no import reason_text, reject_options, reject_reason
 
 __all__ = ["decide_page"]
 
@@ -25,12 +27,21 @@ _DONE = {"resolved": "Approved: your answer was sent.", "rejected": "Rejected: y
 def _open(app_path: str) -> rx.Component:
     card: Any = cast("Any", DecideState.card).to(Card)
     busy = DecideState.sending
-    buttons = rx.hstack(
-        rx.button("Approve", on_click=DecideState.approve, disabled=busy,
-                  custom_attrs={"data-testid": "decide-approve"}),
-        rx.button("Reject", color_scheme="red", variant="soft", high_contrast=True, on_click=DecideState.reject,
-                  disabled=busy, custom_attrs={"data-testid": "decide-reject"}),
-        spacing="2",
+    # each answer names the call the page showed (card.call_hash); Reject reads the reason box when clicked
+    buttons = rx.vstack(
+        rx.hstack(
+            rx.button("Approve", on_click=DecideState.approve(card.call_hash), disabled=busy,
+                      custom_attrs={"data-testid": "decide-approve"}),
+            rx.button("Reject", color_scheme="red", variant="soft", high_contrast=True,
+                      on_click=DecideState.reject(reason_text(card), card.call_hash), disabled=busy,
+                      custom_attrs={"data-testid": "decide-reject"}),
+            spacing="2",
+        ),
+        rx.cond(card.reason_box, rx.box(
+            reject_reason(card, busy),
+            reject_options(card, lambda option: DecideState.reject(option, card.call_hash), busy),
+            class_name="ic-say-no")),
+        spacing="2", width="100%",
     )
     in_app = rx.vstack(  # a form or a choice: its fields are typed in the app, never through a link
         rx.text(IN_APP, size="2"),
@@ -39,6 +50,7 @@ def _open(app_path: str) -> rx.Component:
     )
     return rx.card(
         rx.vstack(
+            risk_note(card),  # first: a high risk is read before anything is decided (§6.4)
             rx.heading(card.prompt, as_="h1", size="4", weight="medium"),
             people_line(card),  # who it waits for, its approvals so far (§6.2)
             rx.cond(card.tool_name != "", rx.text("Tool: ", rx.code(card.tool_name), size="2")),
@@ -56,6 +68,9 @@ def _open(app_path: str) -> rx.Component:
 
 def decide_page(app_path: str = "/") -> rx.Component:
     """The request a decision link names, with Approve / Reject; or why it cannot be answered here.
+
+    An approval shows its risk, and (when its schema takes a reason) the reject reason box and the
+    interrupt's reject options (§6.4); there is no rule editor here.
 
     Args:
         app_path: where the "open the app" link of a request that is not an approval leads.

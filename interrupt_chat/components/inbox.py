@@ -26,6 +26,14 @@ from .people import asked_by, inbox_people_bar, reassign
 __all__ = ["approvals_inbox"]
 
 
+def _inbox_resolve(state: type[ChatState], thread_id: Any, payload: Any, interrupt_id: Any, run_id: Any,
+                   shown: Any) -> Any:
+    """``inbox_resolve``'s event; without a shown call's hash (a custom slot gave none) the argument is left out."""
+    if shown is None:
+        return state.inbox_resolve(thread_id, payload, interrupt_id, run_id)
+    return state.inbox_resolve(thread_id, payload, interrupt_id, run_id, shown)
+
+
 class _InboxActions:
     """What ``interrupt_card`` calls on a configuration, bound to one inbox card's thread."""
 
@@ -35,9 +43,10 @@ class _InboxActions:
         self._state, self._thread, self._run = state, card.thread_id, card.run_id
         self.submit_form = state.inbox_submit_form
         self.approve_edited = state.inbox_approve_edited
+        self.save_rule = state.inbox_save_rule  # "Allow similar calls" (§6.4): its form names the thread and run
 
-    def resolve(self, payload: Any = None, interrupt_id: Any = None) -> Any:
-        return self._state.inbox_resolve(self._thread, payload, interrupt_id, self._run)
+    def resolve(self, payload: Any = None, interrupt_id: Any = None, shown: Any = None) -> Any:
+        return _inbox_resolve(self._state, self._thread, payload, interrupt_id, self._run, shown)
 
     def cancel(self, interrupt_id: Any = None) -> Any:
         return self._state.inbox_cancel(self._thread, interrupt_id, self._run)
@@ -119,9 +128,9 @@ def _tool_item(state: type[ChatState], row: Any, chat_path: str) -> rx.Component
 
 def _slot_props(state: type[ChatState], config: type[InterruptState], entry: Any) -> SlotProps:
     """A waiting set's props for its slot's ``render_fn``, answered through the inbox (bound to its thread and run)."""
-    def answer(verb: str, payload: Any, interrupt_id: Any) -> Any:
+    def answer(verb: str, payload: Any, interrupt_id: Any, shown: Any) -> Any:
         if verb == "resolve":
-            return state.inbox_resolve(entry.thread_id, payload, interrupt_id, entry.run_id)
+            return _inbox_resolve(state, entry.thread_id, payload, interrupt_id, entry.run_id, shown)
         return state.inbox_cancel(entry.thread_id, interrupt_id, entry.run_id)
 
     return SlotProps.bound(config, entry.event, entry.interrupt.to(dict[str, Any]), entry.interrupts,

@@ -17,6 +17,9 @@ from reflex.vars.base import Var, VarData
 
 from ..assembly.state import InterruptState
 from .people import people_line
+from .risk import risk_note
+from .rule_editor import rule_editor
+from .say_no import reject_options, reject_reason, rejection
 
 __all__ = ["SlotProps", "default_slot", "interrupt_card", "slot_container"]
 
@@ -46,7 +49,8 @@ class SlotProps:
         error: why the last answer to ``interrupt`` was refused ("" when none was).
         rememberable: ``interrupt`` is a tool approval a rule may answer (``remember`` works on it).
         submitting: the answers are being sent (False in the inbox).
-        resolve: ``resolve(payload=None, interrupt_id=None)`` -> an event; without an id: ``interrupt``.
+        resolve: ``resolve(payload=None, interrupt_id=None, shown=None)`` -> an event; without an id:
+            ``interrupt``. ``shown``: the card's ``call_hash`` the answer was given to (optional; §6.4).
         cancel: ``cancel(interrupt_id=None)`` -> an event; without an id: ``interrupt``.
         remember: ``remember(scope, effect, interrupt_id=None)`` -> an event: make the rule ("thread" |
             "always", "allow" | "deny") and answer as Approve / Reject would; without an id: ``interrupt``.
@@ -69,11 +73,12 @@ class SlotProps:
 
     @classmethod
     def bound(cls, state: type[InterruptState], event: Any, interrupt: Any, interrupts: Any, result: Any,
-              cards: Any, run_id: Any, submitting: Any, answer: Callable[[str, Any, Any], Any],
+              cards: Any, run_id: Any, submitting: Any, answer: Callable[[str, Any, Any, Any], Any],
               remember: Callable[[Any, Any, str, str], Any]) -> SlotProps:
         """Props of one set whose ``interrupt`` is its first unanswered one (the chat's and the inbox's).
 
-        ``answer(verb, payload, interrupt_id)`` and ``remember(interrupt_id, run_id, scope, effect)`` build events.
+        ``answer(verb, payload, interrupt_id, shown)`` and ``remember(interrupt_id, run_id, scope, effect)`` build
+        events; ``shown`` is None when the slot gave no hash (the event then leaves it out, as before).
         """
         interrupts = interrupts.to(list[dict[str, Any]])
         first_card = _js(f"({cards}?.find((ic_c) => !ic_c?.answered))", dict[str, Any], cards)
@@ -98,8 +103,9 @@ class SlotProps:
                    rememberable=_js(f"(!!{first_card}?.rememberable && {first_card}?.reason === \"tool_call\")",
                                     bool, first_card),
                    submitting=submitting,
-                   resolve=lambda payload=None, interrupt_id=None: answer("resolve", payload, target(interrupt_id)),
-                   cancel=lambda interrupt_id=None: answer("cancel", None, target(interrupt_id)),
+                   resolve=lambda payload=None, interrupt_id=None, shown=None: answer("resolve", payload,
+                                                                                      target(interrupt_id), shown),
+                   cancel=lambda interrupt_id=None: answer("cancel", None, target(interrupt_id), None),
                    remember=remember_event)
 
     @classmethod
@@ -108,8 +114,11 @@ class SlotProps:
         props = state.slot_props
         cards = state.cards
 
-        def answer(verb: str, payload: Any, interrupt_id: Any) -> Any:
-            return state.resolve(payload, interrupt_id) if verb == "resolve" else state.cancel(interrupt_id)
+        def answer(verb: str, payload: Any, interrupt_id: Any, shown: Any) -> Any:
+            if verb != "resolve":
+                return state.cancel(interrupt_id)
+            args = (payload, interrupt_id) if shown is None else (payload, interrupt_id, shown)
+            return state.resolve(*args)
 
         return cls.bound(state, props["event"], props["interrupt"].to(dict[str, Any]), props["interrupts"],
                          props["result"], cards, _js(f"({cards}?.[0]?.run_id ?? \"\")", str, cards),
@@ -184,13 +193,20 @@ def _buttons(state: type[InterruptState], card: Any) -> rx.Component:
     cancel = rx.button("Cancel", variant="ghost", color_scheme="gray", type="button",
                        on_click=state.cancel(card.id), disabled=state.submitting,
                        custom_attrs=_testid("interrupt-cancel"))
+    # every answer names the call it was given to (card.call_hash): one for a call that changed is refused
     approve_reject = rx.fragment(
-        rx.button("Approve", type="button", on_click=state.resolve({"approved": True}, card.id), disabled=disabled,
-                  custom_attrs=_testid("interrupt-approve")),
+        rx.button("Approve", type="button", on_click=state.resolve({"approved": True}, card.id, card.call_hash),
+                  disabled=disabled, custom_attrs=_testid("interrupt-approve")),
         rx.button("Reject", type="button", color_scheme="red", variant="soft", high_contrast=True,
-                  on_click=state.resolve({"approved": False}, card.id), disabled=disabled,
+                  on_click=state.resolve(rejection(card), card.id, card.call_hash), disabled=disabled,
                   custom_attrs=_testid("interrupt-reject")),
         _rule_buttons(state, card, disabled),
+        rule_editor(state, card),
+        rx.cond(card.reason_box, rx.box(  # saying why: typed, or one of the agent's own reasons
+            reject_reason(card, disabled),
+            reject_options(card, lambda option: state.resolve({"approved": False, "reason": option}, card.id,
+                                                              card.call_hash), disabled),
+            class_name="ic-say-no")),
     )
     return rx.hstack(
         rx.match(card.kind,
@@ -231,7 +247,8 @@ def _choices(state: type[InterruptState], card: Any) -> rx.Component:
                       rx.cond(choice.detail != "", rx.text(choice.detail, size="1")), spacing="0", align="start"),
             rx.cond(choice.recommended, rx.badge("recommended", variant="solid", size="1", high_contrast=True)),
             type="button", variant=rx.cond(choice.recommended, "solid", "surface"), size="3",
-            on_click=state.resolve(choice.payload, card.id), disabled=state.submitting, class_name="ic-choice",
+            on_click=state.resolve(choice.payload, card.id, card.call_hash), disabled=state.submitting,
+            class_name="ic-choice",
             custom_attrs=_testid("interrupt-option", **{"data-index": index.to(str),
                                                         "data-recommended": rx.cond(choice.recommended, "true",
                                                                                     "false")}))),
@@ -321,10 +338,12 @@ def _body(state: type[InterruptState], card: Any) -> rx.Component:
 def interrupt_card(state: type[InterruptState], card: Any, *, aside: rx.Component | None = None) -> rx.Component:
     """One open interrupt: the question, the decision, then what it is about (S11, S22).
 
-    Prompt; who it waits for and its approvals (§6.2, a chat with people; then ``aside``); Approve /
-    Reject (or the form and Submit), the rule buttons, Cancel and the time left; the tool and its
-    arguments; "Edit arguments" folded; validation errors in place. A viewer who may not decide
-    (``data-can-decide="false"``) gets the prompt, the arguments and "Withdraw" only.
+    Its risk (§6.4), the prompt; who it waits for and its approvals (§6.2, a chat with people; then
+    ``aside``); Approve / Reject (or the form and Submit), the rule buttons and "Allow similar…", the
+    reject reason and options, Cancel and the time left; the tool and its arguments; "Edit arguments"
+    folded; validation errors in place. A viewer who may not decide (``data-can-decide="false"``)
+    gets the prompt, the arguments and "Withdraw" only. Approve, Reject and the reject options send
+    ``state.resolve(payload, card.id, card.call_hash)``; "Allow similar" submits to ``state.save_rule``.
     """
     header = rx.hstack(
         rx.icon("hand", size=16),
@@ -338,6 +357,7 @@ def interrupt_card(state: type[InterruptState], card: Any, *, aside: rx.Componen
         align="center", width="100%",
     )
     return rx.box(
+        risk_note(card),  # first: a high risk is read before anything is decided
         header,
         people_line(card, *([aside] if aside is not None else [])),
         _body(state, card),

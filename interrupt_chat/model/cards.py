@@ -7,19 +7,23 @@ card: fields carry no typed values, and a field holding a secret at any depth is
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from ag_ui.core import Interrupt
+
 from ..agui import InterruptTracker, Pending, Transcript, interrupt_dict, parse_expiry
 from ..agui.sanitize import short_text
 from .forms import approval_kind, fields_of, whole_answer
 from .policies import RememberFn, approval_payload, rememberable, tool_name
 
-__all__ = ["STEPS_ANSWER", "ArgRow", "Card", "Choice", "FormField", "StepItem", "arg_rows", "build_cards",
-           "legacy_fields", "legacy_view", "prompt_of", "refresh_expiry", "steps_answer"]
+__all__ = ["REASON_MAX", "STEPS_ANSWER", "ArgRow", "Card", "Choice", "FormField", "StepItem", "arg_rows", "build_cards",
+           "call_hash", "legacy_fields", "legacy_view", "prompt_of", "refresh_expiry", "shown_hash",
+           "steps_answer"]
 
 
 @dataclass
@@ -109,6 +113,12 @@ class Card:
     approvers: str = ""  # who approved so far, by name
     reassignable: bool = False  # the viewer is one of its assignees: the inbox offers reassign
     asker: str = ""  # who asked, by name (an inbox row of someone else's request)
+    # rules that fit (issue 43): what the person was shown, how risky it is, and how to say no with a reason
+    call_hash: str = ""  # :func:`call_hash` of the shown call: an answer names it, so one for another call is refused
+    risk_level: str = ""  # "" | low | medium | high (filled by the approvals' annotate hook: policy file, Chat(risk=))
+    risk_why: str = ""  # the risk's rationale (interrupt-risk's text)
+    reason_box: bool = False  # a tool approval whose schema takes a string ``reason``: Reject sends the typed one
+    reject_options: list[str] = field(default_factory=list)  # the interrupt's ``rejectOptions``: one button each
 
 _INTERRUPT_KEYS = {"message", "responseSchema", "reason", "toolCallId", "expiresAt", "metadata"}
 _SHOWN_KEYS = {*_INTERRUPT_KEYS, "question", "options", "steps", "agent", "recommendation"}
@@ -283,6 +293,77 @@ def refresh_expiry(card: Card, now: datetime) -> Card:
     return replace(card, expired=left <= 0, seconds_left=max(0, int(left + 0.999)))
 
 
+def call_hash(interrupt_id: str, tool: str, args: Any, message: Any, schema: Any) -> str:
+    """The shown call's fingerprint: sha256 (hex, first 32) of its id, tool, arguments, message and schema.
+
+    A pure function of what the card showed: an answer carries it, and the server recomputes it from the
+    interrupt that is open now, so an answer given to a call that changed meanwhile is refused.
+    """
+    shown = {"id": interrupt_id, "tool": tool, "args": args, "message": message, "responseSchema": schema}
+    text = json.dumps(shown, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+MAX_REJECT_OPTIONS = 10
+REJECT_OPTION_CHARS = 200
+REASON_MAX = 2000  # characters of a typed reject reason (the box's limit; the server cuts it there too)
+
+
+def _takes_string(schema: Any) -> bool:
+    """A (sub)schema a string fits: no type, ``string``, or a list of types holding it."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    return kind is None or kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+
+def _takes_reason(schema: Any) -> bool:
+    """Whether an answer may carry a string ``reason``: no schema, a ``reason`` property, or open properties."""
+    if schema is None:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    props = schema.get("properties")
+    if isinstance(props, dict) and "reason" in props:
+        return _takes_string(props["reason"])
+    return _takes_string(schema.get("additionalProperties", True))
+
+
+def _reject_options(interrupt: Interrupt) -> list[str]:
+    """The interrupt's ``rejectOptions`` (top level, else in its metadata): non-empty strings, cut, at most 10."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    found = (interrupt.model_extra or {}).get("rejectOptions")
+    if not isinstance(found, list):
+        found = metadata.get("rejectOptions")
+    options: list[str] = []
+    for option in found if isinstance(found, list) else ():
+        text = option.strip()[:REJECT_OPTION_CHARS] if isinstance(option, str) else ""
+        if text and text not in options:
+            options.append(text)
+    return options[:MAX_REJECT_OPTIONS]
+
+
+def shown_hash(interrupt: Interrupt, transcript: Transcript | None, tool: str | None = None) -> str:
+    """:func:`call_hash` of an open interrupt, as its card shows it (the tool and arguments it names).
+
+    ``tool``: its tool name when the caller has it (else found as the card finds it).
+    """
+    tool = tool_name(interrupt, transcript) if tool is None else tool
+    args = _tool_input(interrupt_dict(interrupt), transcript)
+    return call_hash(interrupt.id, tool, args, interrupt.message, interrupt.response_schema)
+
+
+def _answer_fields(card: Card, interrupt: Interrupt, tool: str, transcript: Transcript | None) -> None:
+    """The shown call's hash, and (a plain tool approval whose schema takes a reason) the reason box and options."""
+    card.call_hash = shown_hash(interrupt, transcript, tool)
+    tool_bound = interrupt.reason == "tool_call" or (interrupt.reason == "confirmation"
+                                                     and bool(interrupt.tool_call_id or tool))
+    card.reason_box = card.plain and tool_bound and _takes_reason(interrupt.response_schema)
+    card.reject_options = _reject_options(interrupt) if card.reason_box else []
+
+
 def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: Transcript | None,
                 hide: Collection[str] = (), remember: RememberFn | None = None) -> list[Card]:
     """One card per open interrupt; a legacy set gets one card with an empty id.
@@ -308,8 +389,10 @@ def build_cards(pending: Pending | None, tracker: InterruptTracker, transcript: 
         if interrupt.id in hide:
             continue
         card = _card(interrupt.id, interrupt_dict(interrupt), transcript, now)
-        card.rememberable = remember is not None and rememberable(interrupt, tool_name(interrupt, transcript), remember)
+        tool = tool_name(interrupt, transcript)
+        card.rememberable = remember is not None and rememberable(interrupt, tool, remember)
         card.plain = approval_payload(interrupt, "allow") is not None
+        _answer_fields(card, interrupt, tool, transcript)
         answer = answers.get(interrupt.id)
         card.answered = answer.status if answer and not offered_again else ""
         card.run_id = pending.run_id or ""

@@ -240,7 +240,8 @@ async def test_the_rule_editor_makes_a_narrow_time_boxed_rule_and_approves_the_s
     assert _resumes(tab) == [[{"approved": True}]]
     [rule] = store.rules(database, tab.chat._owner_key)
     assert rule.conditions == {"payee": {"equals": "Acme"}, "amount": {"at-most": 1000}, "currency": {"matches": "EU*"}}
-    assert rule.expires_at is not None and timedelta(hours=7.9) < rule.expires_at - datetime.now(UTC) < timedelta(hours=8)
+    assert rule.expires_at is not None
+    assert timedelta(hours=7.9) < rule.expires_at - datetime.now(UTC) < timedelta(hours=8)
     await chat.state.load_policies.fn(tab.chat)
     [row] = [r for r in tab.chat.policies if r["source"] == "person"]
     assert row["expires"].endswith("Z") and row["revocable"] == "true" and '"at-most": 1000' in row["conditions"]
