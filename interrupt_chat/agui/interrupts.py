@@ -357,6 +357,13 @@ class InterruptTracker:
             self._answers = {}
             self._sealed = False
 
+    def delivered(self) -> None:
+        """The resume's run started and is being stopped on purpose (a halt): its answers reached the agent.
+
+        So a failure of this run does not offer its set again (S15 is for a resume that may not have arrived).
+        """
+        self._owed = None
+
     def new_stream(self) -> None:
         """A new request's stream begins.
 

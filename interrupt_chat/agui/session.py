@@ -362,8 +362,9 @@ class AgentSession:
                         finished = event.type == EventType.RUN_FINISHED
                     self.read_ahead = left
                     yield event
-                    if started and self.__dict__.get("_halt"):
-                        run.cancel()  # the answer reached the agent; the run it started goes no further
+                    if started and self.__dict__.get("_halt") and not run.cancelled:
+                        self.tracker.delivered()  # the answer reached the agent: its set is not offered again
+                        run.cancel()  # the run it started goes no further
                 if broken is not None:
                     raise broken
             self.read_ahead = 0

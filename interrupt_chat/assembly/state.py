@@ -1,7 +1,6 @@
 """The two Reflex states, ``InterruptState`` and ``ChatState``, assembled from the features' mixins (0024).
 
-Features see them through ``model/protocols.py``; secrets (S23) go from the form to the resume, never a var.
-"""
+Features see them through ``model/protocols.py``; secrets (S23) go from the form to the resume, never a var."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from interrupt_chat.model.cards import shown_hash
 from interrupt_chat.model.policies import Rule
 from interrupt_chat.store import audit as store_audit
 from interrupt_chat.store import policies as store
-from interrupt_chat.tab import answers
+from interrupt_chat.tab import answers, routing
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, wait_for
@@ -64,6 +64,29 @@ def chat(agent, policy_file) -> ic.Chat:
     return ic.Chat(agent[0], name="rules-fit", policy_file=policy_file, risk=risk, denial_limit=3)
 
 
+@pytest.fixture(name="counting")
+async def counting_fixture() -> Any:
+    """The sends left counting a card's expiry down (``pay`` sets ``expiresAt``): stopped after the test."""
+    tasks: list[asyncio.Future[None]] = []
+    yield tasks
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _pay(tab: Tab, text: str, counting: list[asyncio.Future[None]]) -> None:
+    """Send ``text``; done when the run (and a rule's resume) is over: a card with an expiry keeps its send counting
+    the seconds down, so that send is left running (``counting``) once its countdown started."""
+    before = len(tab.requests()) if tab.chat.thread_id else 0
+    task = asyncio.ensure_future(tab.send(text))
+    counting.append(task)
+    key = (tab.token, tab.cls.get_full_name())
+    await wait_for(lambda: task.done() or (key in routing._COUNTDOWNS and tab.chat.status == "interrupted"
+                                           and len(tab.requests()) > before))
+    if task.done():
+        task.result()
+
+
 def _resumes(tab: Tab) -> list[list[Any]]:
     return [[e["payload"] for e in r["resume"]] for r in tab.requests() if r.get("resume")]
 
@@ -104,21 +127,21 @@ def test_the_pause_is_stored_once_and_the_rejections_are_counted_in_a_row(databa
 # -- where a set surfaces ----------------------------------------------------------------------------------------
 
 
-async def test_the_policy_file_answers_first_and_its_ask_beats_a_persons_rule(chat, agent, database):
+async def test_the_policy_file_answers_first_and_its_ask_beats_a_persons_rule(chat, agent, database, counting):
     tab = await Tab(chat.state, agent[1]).load()
-    await tab.send("pay invoice 50 to Acme")  # at most 100: the file allows it
+    await _pay(tab, "pay invoice 50 to Acme", counting)  # at most 100: the file allows it
     assert tab.ids() == [] and _resumes(tab) == [[{"approved": True}]]
     [entry] = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
     assert entry.by == "policy" and entry.detail["source"] == "file" and entry.detail["line"] == 1
     assert entry.detail["matched"] == {"amount": 50}
-    await tab.send("pay invoice 20000 to Acme")  # at least 10000: the file denies it
+    await _pay(tab, "pay invoice 20000 to Acme", counting)  # at least 10000: the file denies it
     assert tab.ids() == [] and _resumes(tab)[-1] == [{"approved": False}]
     store.add(database, tab.chat._owner_key, "pay_invoice", "always", "allow")  # the person's own wide rule
-    await tab.send("pay invoice 500 to Initech")  # the file's ask stands: a card, although the person allows it
+    await _pay(tab, "pay invoice 500 to Initech", counting)  # the file's ask stands: a card, although the person allows it
     [card] = (await tab.config()).cards
     assert card.reason == "tool_call" and len(_resumes(tab)) == 2
     await tab.resolve({"approved": True}, card.id)
-    await tab.send("pay invoice 500 to Acme")  # no file rule: the person's rule answers
+    await _pay(tab, "pay invoice 500 to Acme", counting)  # no file rule: the person's rule answers
     assert tab.ids() == [] and len(_resumes(tab)) == 4
 
 
@@ -136,9 +159,10 @@ async def test_a_shadow_rule_decides_nothing_and_says_what_it_would_have_done(ch
     assert _resumes(tab) == [[{"approved": True}]]
 
 
-async def test_a_file_rules_risk_is_on_the_card_and_file_rules_are_listed_without_revoke(chat, agent, database):
+async def test_a_file_rules_risk_is_on_the_card_and_file_rules_are_listed_without_revoke(chat, agent, database,
+                                                                                           counting):
     tab = await Tab(chat.state, agent[1]).load()
-    await tab.send("pay invoice 500 to Initech")
+    await _pay(tab, "pay invoice 500 to Initech", counting)
     [card] = (await tab.config()).cards
     assert card.risk_level == ""  # the ask rule names no risk
     await chat.state.load_policies.fn(tab.chat)
@@ -149,12 +173,12 @@ async def test_a_file_rules_risk_is_on_the_card_and_file_rules_are_listed_withou
     assert files[0]["conditions"] == '{"amount": {"at-most": 100}}'
 
 
-async def test_the_pause_stops_rules_refuses_messages_and_is_audited(chat, agent, database):
+async def test_the_pause_stops_rules_refuses_messages_and_is_audited(chat, agent, database, counting):
     tab = await Tab(chat.state, agent[1]).load()
     other = await Tab(chat.state, agent[1]).load()  # another tab of the same person
     await chat.state.toggle_pause.fn(tab.chat)
     assert tab.chat.paused
-    await tab.send("pay invoice 50 to Acme")
+    await _pay(tab, "pay invoice 50 to Acme", counting)
     assert tab.chat.notice.startswith("Your agents are paused") and tab.requests() == []
     await other.send("hello")  # the other tab's copy did not know yet: the stored pause refuses it
     assert other.chat.paused and other.requests() == []
@@ -162,7 +186,7 @@ async def test_the_pause_stops_rules_refuses_messages_and_is_audited(chat, agent
     assert [e.action for e in entries] == ["paused"]
     await chat.state.toggle_pause.fn(tab.chat)
     assert not tab.chat.paused
-    await tab.send("pay invoice 50 to Acme")
+    await _pay(tab, "pay invoice 50 to Acme", counting)
     assert tab.ids() == [] and len(_resumes(tab)) == 1
 
 
@@ -208,7 +232,7 @@ async def test_the_third_rejection_in_a_row_is_sent_and_its_run_stopped(chat, ag
     assert tab.session.transcript.status == "cancelled"
     await tab.send("approval")  # a new message does not reset the count: the next "no" stops again
     [card] = (await tab.config()).cards
-    assert tab.chat.denial_notice == ""
+    assert tab.chat.denial_notice == "", (tab.chat.notice, tab.chat.status, tab.session.transcript.status)
     await tab.resolve({"approved": True}, card.id)  # an approval resets it
     assert tab.chat.denial_notice == ""
     assert store_audit.rejection_streak(database, tab.chat._owner_key, tab.chat.thread_id) == 0
@@ -226,9 +250,10 @@ async def test_an_answer_is_bound_to_the_call_the_person_saw(chat, agent, databa
     assert _resumes(tab) == [[{"approved": True}]]
 
 
-async def test_the_rule_editor_makes_a_narrow_time_boxed_rule_and_approves_the_shown_call(chat, agent, database):
+async def test_the_rule_editor_makes_a_narrow_time_boxed_rule_and_approves_the_shown_call(chat, agent, database,
+                                                                                             counting):
     tab = await Tab(chat.state, agent[1]).load()
-    await tab.send("pay invoice 500 to Acme")
+    await _pay(tab, "pay invoice 500 to Acme", counting)
     [card] = (await tab.config()).cards
     form = {"__interrupt_id": card.id, "__thread_id": card.thread_id, "__run_id": card.run_id,
             "__call": card.call_hash, "duration": "8h",
@@ -245,18 +270,18 @@ async def test_the_rule_editor_makes_a_narrow_time_boxed_rule_and_approves_the_s
     await chat.state.load_policies.fn(tab.chat)
     [row] = [r for r in tab.chat.policies if r["source"] == "person"]
     assert row["expires"].endswith("Z") and row["revocable"] == "true" and '"at-most": 1000' in row["conditions"]
-    await tab.send("pay invoice 900 to Acme")  # meets every condition: answered
+    await _pay(tab, "pay invoice 900 to Acme", counting)  # meets every condition: answered
     assert tab.ids() == [] and len(_resumes(tab)) == 2
-    await tab.send("pay invoice 1500 to Acme")  # too much: the person decides
+    await _pay(tab, "pay invoice 1500 to Acme", counting)  # too much: the person decides
     assert len(tab.ids()) == 1
     entries = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
     by_rule = [e for e in entries if e.by == "policy" and e.action == "resolved"]
     assert by_rule[-1].detail["matched"] == {"payee": "Acme", "amount": 900, "currency": "EUR"}
 
 
-async def test_the_rule_editor_refuses_what_the_page_cannot_be_trusted_with(chat, agent, database):
+async def test_the_rule_editor_refuses_what_the_page_cannot_be_trusted_with(chat, agent, database, counting):
     tab = await Tab(chat.state, agent[1]).load()
-    await tab.send("pay invoice 500 to Acme")
+    await _pay(tab, "pay invoice 500 to Acme", counting)
     [card] = (await tab.config()).cards
     base = {"__interrupt_id": card.id, "__run_id": card.run_id, "__call": card.call_hash, "duration": "1h"}
     for form, said in (({**base, "duration": "forever"}, "how long"),
