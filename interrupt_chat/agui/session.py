@@ -321,6 +321,11 @@ class AgentSession:
         """
         self._halt = reason
 
+    def _halt_if_asked(self, run: Any, started: bool) -> None:
+        if started and self.__dict__.get("_halt") and not run.cancelled:
+            self.tracker.delivered()  # the answer reached the agent: its set is not offered again
+            run.cancel()  # the run it started goes no further
+
     def read_at(self, when: float) -> None:
         """The run in flight reads its stream next at the event loop's time ``when`` (a push tick), not before."""
         if self._run is not None:
@@ -362,9 +367,7 @@ class AgentSession:
                         finished = event.type == EventType.RUN_FINISHED
                     self.read_ahead = left
                     yield event
-                    if started and self.__dict__.get("_halt") and not run.cancelled:
-                        self.tracker.delivered()  # the answer reached the agent: its set is not offered again
-                        run.cancel()  # the run it started goes no further
+                    self._halt_if_asked(run, started)
                 if broken is not None:
                     raise broken
             self.read_ahead = 0

@@ -34,6 +34,7 @@ from ..store import secrets as stored_secrets
 from ..store.schema import threads_table
 from ..store.threads_db import ThreadDB, ThreadDBError
 from ..tab import persistence
+from ..tab.answers import CALL_CHANGED
 from ..workers import sync
 from ..workers.proxy_reads import tab_token
 from . import headless, links, risks
@@ -125,8 +126,11 @@ class DecideState(rx.State):
             self.sending, token = True, self._token()
         found = await _find(self, token)
         payload = approval_payload(found.interrupt, effect) if found.interrupt is not None else None
-        # i43: shown checked by the lead (``shown`` against ``found.card.call_hash``: refused when they differ)
-        del shown
+        if shown and found.card is not None and found.card.call_hash != shown:  # the agent changed it since (§6.4)
+            await self._show(found)
+            async with self:
+                self.error = CALL_CHANGED
+            return
         said = reason.strip()[:REASON_MAX] if effect == "deny" else ""
         if payload is not None and said and found.card is not None and found.card.reason_box:  # the schema takes it
             payload["reason"] = said
@@ -141,7 +145,7 @@ class DecideState(rx.State):
             await self._as_person(found, token, payload)
             return
         answered = await headless.answer(found.chat_cls, found.owner_key, link.thread_id, "resolve", payload,
-                                         link.interrupt_id, link.run_id, "link")
+                                         link.interrupt_id, link.run_id, "link", shown=shown)
         db = persistence.database()
         if answered.recorded and db is not None:
             with contextlib.suppress(ThreadDBError):  # the answer stands; the link reads as answered anyway

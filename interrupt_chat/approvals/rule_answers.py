@@ -254,6 +254,11 @@ class PolicyHandlers(rx.State, mixin=True):
     denial_limit: ClassVar[int | None] = None  # Chat(denial_limit=...): rejections in a row that stop a run
 
     @rx.var
+    def own_policy_count(self) -> int:
+        """How many of the listed rules are the person's own (``policy-empty`` when none: file rules are not theirs)."""
+        return sum(1 for row in self.policies if row.get("source") != "file")
+
+    @rx.var
     def policy_notes(self) -> list[dict[str, str]]:
         """The shown thread's answers given by a rule (the transcript's ``policy-note``s; not a shadow's verdict)."""
         return [row for row in self.decisions  # type: ignore[attr-defined]

@@ -1,6 +1,4 @@
-"""The two Reflex states, ``InterruptState`` and ``ChatState``, assembled from the features' mixins (0024).
-
-Features see them through ``model/protocols.py``; secrets (S23) go from the form to the resume, never a var."""
+"""``InterruptState`` and ``ChatState``: the features' mixins assembled (0024), seen through ``model/protocols``."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import reflex as rx
 
+from ..approvals import file_rules
 from ..assembly.registry import Headers, identity_key, legacy_class_name, new_chat_state
 from ..assembly.state import ChatState, InterruptState
 from ..model.files import Attachments
@@ -52,8 +53,10 @@ def chat_state(agent_url: str | None = None,
     interrupts, tools = list(interrupts or []), list(tools or [])
     configs = [c for c, _ in interrupts]
     legacy = legacy_class_name(_legacy_key(agent_url, interrupts, tools, name), agent_url, headers, owner)
-    return new_chat_state(identity_key(configs, tools, name), agent_url=agent_url, configs=configs, headers=headers,
-                          owner=owner, tools=tools, legacy_name=legacy)
+    state = new_chat_state(identity_key(configs, tools, name), agent_url=agent_url, configs=configs, headers=headers,
+                           owner=owner, tools=tools, legacy_name=legacy)
+    file_rules.declare(state, None)  # INTERRUPT_CHAT_POLICY_FILE: a bad one stops the app here, before it serves
+    return state
 
 
 def run_status(state: type[ChatState]) -> rx.Component:

@@ -83,8 +83,9 @@ def policy_list(state: type[ChatState] | Any) -> rx.Component:
         _pause(chat),
         # "no rules" only once the list answered: before, an empty list says nothing about the owner's rules
         rx.cond(chat.policies_loaded,
-                rx.cond(chat.policies.length() == 0,
-                        rx.callout("No rules yet. “Always allow” on a tool approval makes one.", icon="info",
+                rx.cond(chat.own_policy_count == 0,
+                        rx.callout("No rules of your own yet. “Always allow” or “Allow similar” on a tool approval "
+                                   "makes one.", icon="info",
                                    size="1", custom_attrs={"data-testid": "policy-empty"})),
                 rx.hstack(rx.spinner(size="1"), rx.text("Loading your rules…", size="2"), align="center",
                           custom_attrs={"data-testid": "policy-loading", "role": "status", "aria-busy": "true"})),

@@ -99,6 +99,24 @@ def log_capture() -> Iterator[LogCapture]:
     root.setLevel(previous)
 
 
+POLICY_FILE = """\
+- tool: pay_invoice
+  when: {payee: {equals: Smallco}, amount: {at-most: 100}}
+  effect: allow
+- tool: pay_invoice
+  when: {payee: {equals: Blockco}}
+  effect: deny
+- tool: pay_invoice
+  when: {payee: {equals: Riskco}}
+  effect: ask
+  risk: {level: high, why: Riskco is a new payee - check the bank details}
+- tool: pay_invoice
+  when: {payee: {one-of: [Shadowco]}}
+  effect: deny
+  mode: shadow
+"""  # the demo's rules as code in the browser tests (tests/e2e/test_rules_fit.py)
+
+
 @pytest.fixture(scope="session")
 def thread_db_url(tmp_path_factory) -> Iterator[str]:
     """The app's thread database for this test session: a fresh SQLite file against the dev server, a
@@ -132,6 +150,10 @@ def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: st
     # session, their logins in a fresh file: every other page is as without them for an anonymous visitor.
     os.environ["INTERRUPT_CHAT_DEMO_PEOPLE"] = "1"
     os.environ["REFLEX_DB_URL"] = f"sqlite:///{tmp_path_factory.mktemp('auth') / 'auth.db'}"
+    # Rules as code (contracts §6.4) for the whole session: they speak only for payees no other test pays
+    policy_file = tmp_path_factory.mktemp("policy") / "rules.yaml"
+    policy_file.write_text(POLICY_FILE)
+    os.environ["INTERRUPT_CHAT_POLICY_FILE"] = str(policy_file)
     harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else _same_site(AppHarness)
     with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:
         yield harness

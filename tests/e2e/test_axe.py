@@ -140,7 +140,7 @@ def test_axe_policies_inbox_selection_bulk_confirmation_and_result(chat):
     chat.wait("interrupted")
     expect(chat.cards()).to_have_count(3)
     page.goto(chat.base_url + "/policies")
-    expect(page.get_by_test_id("policy-item")).to_have_count(1, timeout=120_000)
+    expect(page.locator('[data-testid="policy-item"][data-source="person"]')).to_have_count(1, timeout=120_000)
     assert_axe_clean(page, "/policies with a rule")
     page.goto(chat.base_url + "/inbox")
     expect(page.get_by_test_id("inbox-item")).to_have_count(3, timeout=120_000)

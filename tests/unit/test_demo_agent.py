@@ -424,6 +424,7 @@ async def test_tools_completes_without_interrupt(client):
     [
         ({"approved": True}, "deleted 3 files in /tmp/reports", "Approved: deleted 3 files in /tmp/reports."),
         ({"approved": False}, "denied by user", "Rejected."),
+        ({"approved": False, "reason": "Not those"}, "denied by user: Not those", "Rejected: Not those"),
         (
             {"approved": True, "editedArgs": {"path": "/tmp/old", "count": 1}},
             "deleted 1 files in /tmp/old",

@@ -72,6 +72,7 @@ async def test_pay_calls_pay_invoice_and_asks_for_a_tool_approval(client, app):
             "required": ["approved"],
             "properties": {"approved": {"type": "boolean"}, "editedArgs": {"type": "object"}},
         },
+        "rejectOptions": ["Wrong amount", "Wrong payee", "Not now"],  # one-click reasons for a "no" (§6.4)
     }
     assert expires_at.endswith("+00:00")
     assert 29 <= (datetime.fromisoformat(expires_at) - before).total_seconds() <= 31
@@ -90,6 +91,8 @@ async def test_pay_expires_in_ten_minutes_unless_told(client):
     [
         ({"approved": True}, "Paid INV-12000 (12000 EUR).", "Paid INV-12000 (12000 EUR)."),
         ({"approved": False}, "Payment INV-12000 was not made.", "Payment INV-12000 was not made."),
+        ({"approved": False, "reason": "Wrong amount"}, "Payment INV-12000 was not made. Reason: Wrong amount",
+         "Payment INV-12000 was not made. Reason: Wrong amount"),
         ({"approved": True, "editedArgs": {"invoice": "INV-12000", "payee": "ACME Ltd", "amount": 9000,
                                            "currency": "EUR"}},
          "Paid INV-12000 (9000 EUR).", "Paid INV-12000 (9000 EUR)."),

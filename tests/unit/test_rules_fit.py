@@ -137,7 +137,7 @@ async def test_the_policy_file_answers_first_and_its_ask_beats_a_persons_rule(ch
     await _pay(tab, "pay invoice 20000 to Acme", counting)  # at least 10000: the file denies it
     assert tab.ids() == [] and _resumes(tab)[-1] == [{"approved": False}]
     store.add(database, tab.chat._owner_key, "pay_invoice", "always", "allow")  # the person's own wide rule
-    await _pay(tab, "pay invoice 500 to Initech", counting)  # the file's ask stands: a card, although the person allows it
+    await _pay(tab, "pay invoice 500 to Initech", counting)  # the file asks: a card, whatever the person allows
     [card] = (await tab.config()).cards
     assert card.reason == "tool_call" and len(_resumes(tab)) == 2
     await tab.resolve({"approved": True}, card.id)
@@ -293,3 +293,32 @@ async def test_the_rule_editor_refuses_what_the_page_cannot_be_trusted_with(chat
         assert said in shown.error, (form, shown.error)
     assert store.rules(database, tab.chat._owner_key) == [] and _resumes(tab) == []
     assert isinstance(rule_editor.read_form({"arg-0": ["x"]}).rows, list)
+
+
+async def test_a_rule_being_made_and_a_person_racing_resume_once(chat, agent, database):
+    """One tab saves "Allow similar" (a rule, then its approval) while another tab approves the same card."""
+    first = await Tab(chat.state, agent[1]).load()
+    await first.send("approval")
+    second = await Tab(chat.state, agent[1]).load()  # the same person's other tab shows the same card
+    [card] = (await first.config()).cards
+    assert second.ids() == [card.id]
+    form = {"__interrupt_id": card.id, "__run_id": card.run_id, "__call": card.call_hash, "duration": "1h",
+            "arg-0": "path", "op-0": "equals", "value-0": "/tmp/reports"}
+    await asyncio.gather(chat.state.default_config.save_rule.fn(await first.config(), form),
+                         chat.state.default_config.resolve.fn(await second.config(), {"approved": True}, card.id,
+                                                              card.call_hash))
+    await wait_for(lambda: not first.session.running and not second.session.running)
+    assert _resumes(first) == [[{"approved": True}]]  # exactly one resume
+    decided = [e for e in database.decisions(first.chat._owner_key, first.chat.thread_id) if e.action == "resolved"]
+    assert len(decided) == 1
+
+
+def test_a_malformed_policy_file_stops_the_declaration_with_its_line(tmp_path, monkeypatch):
+    bad = tmp_path / "rules.yaml"
+    bad.write_text("- tool: send_email\n  effect: allow\n- tool: pay_invoice\n  efect: deny\n")
+    with pytest.raises(ic.PolicyFileError) as caught:
+        ic.Chat("http://127.0.0.1:9/", name="rules-fit-bad", policy_file=bad)
+    assert caught.value.line == 4 and "efect" in str(caught.value) and str(bad) in str(caught.value)
+    monkeypatch.setenv("INTERRUPT_CHAT_POLICY_FILE", str(tmp_path / "missing.yaml"))
+    with pytest.raises(ic.PolicyFileError):
+        ic.Chat("http://127.0.0.1:9/", name="rules-fit-missing")
