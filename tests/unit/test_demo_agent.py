@@ -432,7 +432,7 @@ async def test_tools_completes_without_interrupt(client):
         ),
         (None, "cancelled by user", "Cancelled."),
     ],
-    ids=["approve", "reject", "edit", "cancel"],
+    ids=["approve", "reject", "reject-why", "edit", "cancel"],
 )
 async def test_approval_resume(client, app, entry, result, text):
     events, first = await interrupted(client, "approval")

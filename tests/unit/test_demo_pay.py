@@ -98,7 +98,7 @@ async def test_pay_expires_in_ten_minutes_unless_told(client):
          "Paid INV-12000 (9000 EUR).", "Paid INV-12000 (9000 EUR)."),
         (None, "Payment INV-12000 was not made.", "cancelled by user"),
     ],
-    ids=["approve", "reject", "edit", "cancel"],
+    ids=["approve", "reject", "reject-why", "edit", "cancel"],
 )
 async def test_pay_resume(client, app, entry, text, result):
     events, first = await interrupted(client, "pay invoice 12000")
