@@ -322,3 +322,41 @@ def test_a_malformed_policy_file_stops_the_declaration_with_its_line(tmp_path, m
     monkeypatch.setenv("INTERRUPT_CHAT_POLICY_FILE", str(tmp_path / "missing.yaml"))
     with pytest.raises(ic.PolicyFileError):
         ic.Chat("http://127.0.0.1:9/", name="rules-fit-missing")
+
+
+@pytest.mark.parametrize("flags", [["--backend-only"], []], ids=["backend-only", "whole-app"])
+def test_the_demo_does_not_start_with_a_malformed_policy_file(tmp_path, flags):
+    """``reflex run`` exits non-zero before serving anything, saying the file, the line and why."""
+    import os
+    import subprocess
+    import sys
+
+    bad = tmp_path / "rules.yaml"
+    bad.write_text("- tool: pay_invoice\n  when: {amount: {atmost: 5}}\n  effect: deny\n")
+    env = {**os.environ, "INTERRUPT_CHAT_POLICY_FILE": str(bad), "INTERRUPT_CHAT_DB_URL": "off"}
+    done = subprocess.run([sys.executable, "-m", "reflex", "run", *flags, "--backend-port", "1"], env=env,
+                          cwd=Path(__file__).parents[2], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert f"{bad}:2: rule 1: when.amount: unknown op 'atmost'" in done.stdout + done.stderr
+
+
+async def test_the_inbox_saves_a_narrow_rule_and_answers_with_a_reason(chat, agent, database):
+    from interrupt_chat.approvals import inbox
+
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")
+    await chat.state.new_thread.fn(tab.chat)
+    await tab.send("approval")
+    await inbox.load(tab.chat, chat.state)
+    first, second = tab.chat.inbox
+    form = {"__interrupt_id": first.id, "__thread_id": first.thread_id, "__run_id": first.run_id,
+            "__call": first.call_hash, "duration": "7d", "arg-0": "path", "op-0": "matches", "value-0": "/tmp/*",
+            "arg-1": "count", "op-1": "at-most", "value-1": "10"}
+    await chat.state.inbox_save_rule.fn(tab.chat, form)
+    [rule] = store.rules(database, tab.chat._owner_key)
+    assert rule.conditions == {"path": {"matches": "/tmp/*"}, "count": {"at-most": 10}}
+    await chat.state.inbox_resolve.fn(tab.chat, second.thread_id, {"approved": False, "reason": "Not now"},
+                                      second.id, second.run_id, second.call_hash)
+    await wait_for(lambda: all(agent[1].records(c.thread_id)[-1].get("resume") for c in (first, second)))
+    assert [r["resume"][0]["payload"] for c in (first, second) for r in agent[1].records(c.thread_id)
+            if r.get("resume")] == [{"approved": True}, {"approved": False, "reason": "Not now"}]
