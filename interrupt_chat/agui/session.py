@@ -321,6 +321,11 @@ class AgentSession:
         """
         self._halt = reason
 
+    @property
+    def halting(self) -> str:
+        """Why the next run will be stopped as it starts ("" when it will not: :meth:`halt`)."""
+        return str(self.__dict__.get("_halt") or "")
+
     def _halt_if_asked(self, run: Any, started: bool) -> None:
         if started and self.__dict__.get("_halt") and not run.cancelled:
             self.tracker.delivered()  # the answer reached the agent: its set is not offered again

@@ -31,6 +31,7 @@ from ..model.cards import REASON_MAX, Card, build_cards, tool_args
 from ..model.policies import approval_payload
 from ..model.protocols import StateLike
 from ..store import secrets as stored_secrets
+from ..store.audit import NOT_DECISIONS
 from ..store.schema import threads_table
 from ..store.threads_db import ThreadDB, ThreadDBError
 from ..tab import persistence
@@ -142,7 +143,7 @@ class DecideState(rx.State):
             return
         link = found.link
         if found.card is not None and found.card.routed and found.card.assignee:  # people: the viewer decides, or none
-            await self._as_person(found, token, payload)
+            await self._as_person(found, token, payload, shown)
             return
         answered = await headless.answer(found.chat_cls, found.owner_key, link.thread_id, "resolve", payload,
                                          link.interrupt_id, link.run_id, "link", shown=shown)
@@ -155,14 +156,15 @@ class DecideState(rx.State):
             found.action, found.again = "rejected" if effect == "deny" else "resolved", ""
         await self._show(found)
 
-    async def _as_person(self, found: _Found, token: str, payload: Any) -> None:
+    async def _as_person(self, found: _Found, token: str, payload: Any, shown: str = "") -> None:
         """A request between people: answered as the signed-in person, who must be one it waits for."""
         link = found.link
         assert link is not None
         viewer = found.viewer
         names = found.card.assignee_names if found.card is not None else ""
         refusal = await people_deciding.as_assignee(viewer, found.chat_cls, found.owner_key, link.thread_id,
-                                                    link.interrupt_id, link.run_id, "resolve", payload, "link") \
+                                                    link.interrupt_id, link.run_id, "resolve", payload, "link",
+                                                    shown=shown) \
             if viewer and viewer != found.owner_key else people_deciding.NOT_YOURS.format(names=names)
         # not marked used: a partial approval leaves the request open, and a second click of one person counts once
         again = await _find(self, token, fresh=True)
@@ -207,7 +209,8 @@ async def _find(state: StateLike, token: str, *, fresh: bool = False) -> _Found:
         if chat_cls.decide_requires_owner and signed not in (owner_key, recipient):
             return _Found("login")
         decided = await persistence.db_read(db.decisions, owner_key, link.thread_id)
-        record = next((d for d in reversed(decided) if d.interrupt_id == link.interrupt_id), None)
+        record = next((d for d in reversed(decided) if d.interrupt_id == link.interrupt_id
+                       and d.action not in NOT_DECISIONS), None)  # a shadow rule's verdict decided nothing
         action = record.action if record is not None else ""
         again = already(action or "resolved", record.at, record.by) if record is not None else ""
         if await persistence.db_call(stored_secrets.used, db, link.use_id):

@@ -39,16 +39,17 @@ async def switch(owner: str, on: bool, origin: str = "") -> bool:
     if db is None or not owner:
         return False
     person = pausing.person_of(owner)
+    keys = list(dict.fromkeys([owner, *(f"{person}|{cast('Any', c).get_full_name()}" for c in hooks.CHATS.values())]))
     try:
         if await persistence.db_call(store.set_pause, db, person, on):  # (the audit: no thread, no notification)
             await persistence.db_call(db.record_decision, owner, "", None, "", None, "paused" if on else "unpaused")
-        running = await persistence.db_read(store.running_threads, db, person) if on else []
+        running = await persistence.db_read(store.running_threads, db, keys) if on else []
     except ThreadDBError:
         return False
     for key in running:
         await runs.stop(key)  # the run's worker stops it: its end is saved as stopped
-    for chat_cls in list(hooks.CHATS.values()):  # the person's tabs of every chat show the banner (or drop it)
-        await sync.changed(f"{person}|{cast('Any', chat_cls).get_full_name()}", POLICY_NOTICE, origin)
+    for each in keys:  # the person's tabs of every chat show the banner (or drop it)
+        await sync.changed(each, POLICY_NOTICE, origin)
     return True
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..store.audit import NOT_DECISIONS
 from ..tab import hooks, server_secret
 from ..workers import sync
 from . import denials, expiry, follow, missing_pages, notifier, risks, rule_answers
@@ -56,6 +57,9 @@ class Approvals:
 
     async def decided(self, owner: str, audits: Sequence[Any]) -> None:
         """``decided`` / ``expired`` notifications; the people's requests they decided are closed."""
+        audits = [a for a in audits if a.action not in NOT_DECISIONS]  # a shadow rule's verdict decides nothing
+        if not audits:
+            return
         await people_rows.closed(owner, audits)
         if notifier.wanted(owner):
             await server_secret.ready()
@@ -71,6 +75,9 @@ class Approvals:
     async def gate(self, chat: ChatLike, session: AgentSession, verb: str, payload: Any,
                    interrupt_id: str | None) -> hooks.Gate:
         """People: whoever may not decide is refused, an approval short of the count counted; the denial limit."""
+        denied = rule_answers.file_denied(chat, session, verb, payload, interrupt_id)
+        if denied:
+            return hooks.Gate(refusal=denied)
         gate = await people_deciding.gate(chat, session, verb, payload, interrupt_id)
         if not gate.refusal and not gate.handled:
             gate.halt = await denials.halt_for(chat, session, verb, payload, interrupt_id)

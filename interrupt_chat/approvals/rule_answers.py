@@ -38,6 +38,7 @@ __all__ = [
     "PolicyHandlers",
     "answered_by_rule",
     "apply",
+    "file_denied",
     "make",
     "relist",
     "remember",
@@ -65,14 +66,16 @@ async def rules_for(owner: str, session: AgentSession) -> Found | None:
     """After the lock: the owner's rules for the session's thread (None when nothing waits or no database)."""
     db = persistence.database()
     pending = session.tracker.pending
-    if db is None or not owner or pending is None or pending.kind != "standard" or session.running:
+    if not owner or pending is None or pending.kind != "standard" or session.running:
         return None
+    if db is None:  # no person's rules nor pause without a database; the policy file's rules still hold
+        return Found([])
     try:
         rules = await persistence.db_read(store.rules, db, owner, session.thread_id)
         return Found(rules, await persistence.db_read(store.paused_since, db, pausing.person_of(owner)) is not None)
-    except ThreadDBError:  # no rule can be read: the person decides, as without rules (the file's are not read)
+    except ThreadDBError:  # unknown: nothing answers, the person decides (the file's denies still refuse approvals)
         log.warning("the owner's rules could not be read; the cards are shown instead")
-        return None
+        return Found([], paused=True)
 
 
 MAX_RULE_RESUMES = 5  # resumes in a row that rules alone start; then a person looks (an agent asking in a loop)
@@ -116,6 +119,28 @@ async def apply(chat: ChatLike, session: AgentSession, found: Found | None,
             return answers.Outcome(outcome.events, audits, chat._owner_key)
     _streaks.pop(session, None)
     return answers.Outcome(None, audits, chat._owner_key) if audits else None
+
+
+FILE_DENIES = "The policy file denies this call: it can only be rejected or cancelled."
+
+
+def file_denied(chat: ChatLike, session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> str:
+    """Inside the lock, before an answer is claimed: why an approval of a call the policy file denies is refused.
+
+    A file's ``deny`` is the administrator's: no person approves such a call, whatever path shows its card
+    (a set the rules left to the person after resuming too often, a request routed to others).
+    """
+    pending = session.tracker.pending
+    approving = verb == "resolve" and not (isinstance(payload, dict) and payload.get("approved") is False)
+    rules = file_rules.rules_of(chat.__class__) if approving and pending is not None else ()
+    if not rules or pending is None:
+        return ""
+    target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
+    found = policies.surface(pending, (), session.transcript, [], session.thread_id, lambda _tool, _i: True,
+                             session.tracker.now(), file_rules=rules)
+    denied = any(a.interrupt_id == target and isinstance(a.rule, FileRule) and a.rule.effect == "deny"
+                 for a in found.answers)
+    return FILE_DENIES if denied else ""
 
 
 def _answer_detail(given: policies.RuleAnswer) -> dict[str, Any]:

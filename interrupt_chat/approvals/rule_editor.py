@@ -70,7 +70,7 @@ async def _checked(chat: ChatLike, thread_id: str, draft: Draft) -> dict[str, An
     interrupt = next((i for i in pending.interrupts if i.id == draft.interrupt_id), None) if pending else None
     if session is None or interrupt is None:
         return answers.ANSWERED_ELSEWHERE
-    if draft.shown and shown_hash(interrupt, session.transcript) != draft.shown:
+    if shown_hash(interrupt, session.transcript) != draft.shown:  # (a form without it is no form of ours)
         return answers.CALL_CHANGED
     try:
         when = conditions.from_editor(draft.rows, policies.call_args(interrupt, session.transcript))

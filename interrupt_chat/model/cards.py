@@ -19,7 +19,7 @@ from ag_ui.core import Interrupt
 from ..agui import InterruptTracker, Pending, Transcript, interrupt_dict, parse_expiry
 from ..agui.sanitize import short_text
 from .forms import approval_kind, fields_of, whole_answer
-from .policies import RememberFn, approval_payload, rememberable, tool_name
+from .policies import RememberFn, approval_payload, rememberable, tool_approval, tool_name
 
 __all__ = ["REASON_MAX", "STEPS_ANSWER", "ArgRow", "Card", "Choice", "FormField", "StepItem", "arg_rows", "build_cards",
            "call_hash", "legacy_fields", "legacy_view", "prompt_of", "refresh_expiry", "shown_hash",
@@ -358,9 +358,7 @@ def shown_hash(interrupt: Interrupt, transcript: Transcript | None, tool: str | 
 def _answer_fields(card: Card, interrupt: Interrupt, tool: str, transcript: Transcript | None) -> None:
     """The shown call's hash, and (a plain tool approval whose schema takes a reason) the reason box and options."""
     card.call_hash = shown_hash(interrupt, transcript, tool)
-    tool_bound = interrupt.reason == "tool_call" or (interrupt.reason == "confirmation"
-                                                     and bool(interrupt.tool_call_id or tool))
-    card.reason_box = card.plain and tool_bound and _takes_reason(interrupt.response_schema)
+    card.reason_box = tool_approval(interrupt) and _takes_reason(interrupt.response_schema)
     card.reject_options = _reject_options(interrupt) if card.reason_box else []
 
 

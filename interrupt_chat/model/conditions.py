@@ -186,8 +186,9 @@ def from_editor(rows: Sequence[tuple[str, str, str]], shown: Any) -> When:
     ``at-least`` always read a number.
 
     Raises:
-        ValueError: an unknown op, an argument the call does not have, or text that does not read
-            as its type (``"amount: not a number"``).
+        ValueError: an unknown op, an argument the call does not have, text that does not read as its
+            type (``"amount: not a number"``), or an op that could never hold on the shown value's type
+            (``matches`` on what is not text, ``at-most`` / ``at-least`` on what is not a number).
     """
     out: When = {}
     for arg, op, text in rows:
@@ -198,8 +199,12 @@ def from_editor(rows: Sequence[tuple[str, str, str]], shown: Any) -> When:
         if not isinstance(shown, dict) or arg not in shown:
             raise ValueError(f"{arg}: the call has no such argument")
         if op == "matches":
+            if not isinstance(shown[arg], str):  # a rule that could never hold is refused, not stored
+                raise ValueError(f"{arg}: only a text argument matches a pattern")
             value: Any = text
         elif op in ("at-most", "at-least"):
+            if isinstance(shown[arg], bool) or not isinstance(shown[arg], int | float):
+                raise ValueError(f"{arg}: only a number is at most or at least a value")
             value = _number(arg, text)
         else:
             value = _typed(arg, text, shown[arg])

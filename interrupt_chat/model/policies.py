@@ -29,7 +29,7 @@ from .policy_file import FileRule, Risk
 
 __all__ = ["EFFECTS", "SCOPES", "RememberFn", "Rule", "RuleAnswer", "ShadowNote", "Surfacing", "answers_for",
            "approval_payload", "call_args", "fingerprint", "is_tool_approval", "match", "remember_fn",
-           "rememberable", "surface", "tool_name"]
+           "rememberable", "surface", "tool_approval", "tool_name"]
 
 EFFECTS = ("allow", "deny")
 SCOPES = ("thread", "always")
@@ -211,14 +211,23 @@ def approval_payload(interrupt: Interrupt, effect: str) -> dict[str, Any] | None
 
 
 def is_tool_approval(interrupt: Interrupt, tool: str) -> bool:
-    """Whether a rule of any kind may answer this interrupt: a tool approval that names its tool.
+    """Whether a rule of any kind may answer this interrupt: a tool approval (:func:`tool_approval`) naming its tool."""
+    return bool(tool) and tool_approval(interrupt)
 
-    A tool approval: ``reason: "tool_call"``, or a ``confirmation`` bound to a tool call (its ``toolCallId``:
-    Google ADK's), whose Approve a rule can send (:func:`approval_payload`). A confirmation that names no
-    call (a LangGraph node's ``interrupt()``) is not one.
+
+def tool_approval(interrupt: Interrupt) -> bool:
+    """Whether an interrupt is a tool approval (what rules, bulk, the rule buttons and the reason box are for).
+
+    A tool approval (contracts §6.4): ``reason: "tool_call"``, a ``confirmation`` bound to a tool call (its
+    ``toolCallId``: Google ADK's), or an interrupt whose metadata names its tool (``metadata.tool_name``),
+    whose Approve a rule can send (:func:`approval_payload`: only a boolean ``approved`` is required). A
+    confirmation that names no tool (a LangGraph node's ``interrupt()``) is not one.
     """
-    tool_bound = interrupt.reason == TOOL_CALL or (interrupt.reason == CONFIRMATION and bool(interrupt.tool_call_id))
-    return tool_bound and bool(tool) and approval_payload(interrupt, "allow") is not None
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    named = isinstance(metadata.get("tool_name"), str) and bool(metadata["tool_name"])
+    tool_bound = interrupt.reason == TOOL_CALL or named or (interrupt.reason == CONFIRMATION
+                                                              and bool(interrupt.tool_call_id))
+    return tool_bound and approval_payload(interrupt, "allow") is not None
 
 
 def rememberable(interrupt: Interrupt, tool: str, remember: RememberFn) -> bool:
@@ -228,11 +237,14 @@ def rememberable(interrupt: Interrupt, tool: str, remember: RememberFn) -> bool:
 
 def call_args(interrupt: Interrupt, transcript: Transcript | None) -> Any:
     """The call's arguments: its tool call's in the transcript, else ``metadata.tool_input``; None when neither."""
+    metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+    adk = metadata.get("adk")
+    original = adk.get("originalFunctionCall") if isinstance(adk, dict) else None
+    if isinstance(original, dict) and "args" in original:  # ADK: its toolCallId is its own confirmation call
+        return original["args"]
     call = transcript.tool_calls.get(interrupt.tool_call_id) if transcript and interrupt.tool_call_id else None
     args: Any = call.args if call is not None else None
-    if args is None and isinstance(interrupt.metadata, dict):
-        args = interrupt.metadata.get("tool_input")
-    return args
+    return metadata.get("tool_input") if args is None else args
 
 
 def fingerprint(interrupt: Interrupt) -> str:

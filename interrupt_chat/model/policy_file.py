@@ -318,6 +318,8 @@ class PolicyFile:
             key = self._stat()
             if key == self._key:
                 return self._rules
+            if key is not None and key[1] == 0 and self._rules:  # an editor's write caught between truncate and write
+                return self._rules  # (not remembered: looked at again; "[]" is how a file says "no rules")
             self._key = key  # this version is judged once: a bad one is logged once, not at every look
             try:
                 self._rules = load(self.path)

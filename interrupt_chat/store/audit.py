@@ -17,12 +17,13 @@ from .types import DecisionRecord, ThreadDBError
 if TYPE_CHECKING:
     from .threads_db import ThreadDB
 
-__all__ = ["DECIDED_BY", "DECISION_ACTIONS", "decisions", "export_jsonl", "record", "rejection_streak"]
+__all__ = ["DECIDED_BY", "DECISION_ACTIONS", "NOT_DECISIONS", "decisions", "export_jsonl", "record", "rejection_streak"]
 
 DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed",
                     "approved-partly", "reassigned", "escalated",  # people (docs/decisions/0025)
                     "shadow", "paused", "unpaused")  # rules that fit (§6.4): a shadow rule's verdict, the pause
 DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
+NOT_DECISIONS = ("shadow", "paused", "unpaused")  # audit entries that answer nothing (nothing is notified of them)
 
 
 def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
@@ -103,9 +104,9 @@ APPROVAL_REASONS = ("tool_call", "confirmation")  # the reasons of tool approval
 def rejection_streak(db: ThreadDB, owner: str, thread_id: str, look_back: int = 200) -> int:
     """A person's rejections of tool approvals in a row, newest first, in one thread (the denial limit, §6.4).
 
-    Counted: ``rejected`` by a person or through a link. An approval (``resolved``, ``approved-partly``)
-    ends the streak; anything else (a rule's deny, bulk, cancel, expiry, a shadow entry) neither counts
-    nor ends it.
+    Counted: ``rejected`` by a person or through a link. A person's approval (``resolved``,
+    ``approved-partly``, in the app or through a link) ends the streak; anything else (a rule's answer,
+    bulk, cancel, expiry, a shadow entry) neither counts nor ends it.
     """
     d = decisions_table
     with db._transaction("read the rejections") as conn:
@@ -116,8 +117,10 @@ def rejection_streak(db: ThreadDB, owner: str, thread_id: str, look_back: int = 
     for row in rows:
         if row.reason not in APPROVAL_REASONS:
             continue
+        if (row.decided_by or "person") not in ("person", "link"):
+            continue
         if row.action in ("resolved", "approved-partly"):
             break
-        if row.action == "rejected" and (row.decided_by or "person") in ("person", "link"):
+        if row.action == "rejected":
             count += 1
     return count

@@ -138,13 +138,12 @@ def set_pause(db: ThreadDB, owner: str, on: bool) -> bool:
     return True
 
 
-def running_threads(db: ThreadDB, person: str) -> list[tuple[str, str]]:
-    """``(owner key, thread)`` of a person's runs in flight, in every chat (their claim's mark): the pause stops them.
+def running_threads(db: ThreadDB, owners: list[str]) -> list[tuple[str, str]]:
+    """``(owner key, thread)`` of the runs in flight (their claim's mark) of ``owners``: the pause stops them.
 
-    ``person``: the owner keys' common part (``"<person>|<chat>"``).
+    ``owners``: a person's owner keys, one per chat (``"<person>|<chat>"``).
     """
     t = threads_table
     with db._transaction("read the runs in flight") as conn:
-        rows = conn.execute(select(t.c.owner, t.c.thread_id, t.c.meta)
-                            .where(t.c.owner.startswith(person + "|", autoescape=True))).all()
+        rows = conn.execute(select(t.c.owner, t.c.thread_id, t.c.meta).where(t.c.owner.in_(owners))).all()
     return [(row.owner, row.thread_id) for row in rows if isinstance(row.meta, dict) and row.meta.get("inFlight")]

@@ -139,14 +139,16 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
             return None
         for audit in outcome.audits if gate.detail else ():
             audit.detail = {**(audit.detail or {}), **gate.detail}
-        session.halt(gate.halt)  # the denial limit: the run this answer resumes stops as it starts ("": none)
+        halting = session.halting
+        if gate.halt:
+            session.halt(gate.halt)  # the denial limit: the run this answer resumes stops as it starts
 
         async def lost() -> None:  # another tab wrote first: the answer goes again, on top of theirs
             nonlocal moved
             if outcome.events is not None:
                 await outcome.events.aclose()  # never started
             outcome.audits.clear()
-            session.halt("")
+            session.halt(halting)
             moved = True
 
         return claims.Attempt(session, outcome, in_flight=outcome.events is not None, undo=lost)

@@ -19,7 +19,7 @@ from ..agui.records import session_from_record, session_record
 from ..store import branches as store
 from ..store.branches import BranchWrite
 from ..store.threads_db import ThreadDBError
-from . import claims, driver, persistence, trail
+from . import claims, driver, pausing, persistence, trail
 from .sending import refreshed, set_headers
 
 if TYPE_CHECKING:
@@ -81,6 +81,8 @@ async def _act(state: StateLike, plan: Plan, *, requests: bool = True) -> None:
             chat.notice = _blocked(chat, session, fresh, requests=requests)
             if chat.notice:
                 await driver.publish(chat, session, full=fresh.replaced)
+                return None
+            if requests and await pausing.refused(chat):  # an edit resent or an answer regenerated: a new run
                 return None
             planned = await plan(chat, session)
             if not isinstance(planned, tuple):

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import logging
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from ..store import policies as store
 from ..store.threads_db import ThreadDBError
 from .persistence import database, db_read
 
-__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "paused", "person_of"]
+if TYPE_CHECKING:
+    from ..model.protocols import ChatLike
+
+__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "paused", "person_of", "refused"]
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +34,11 @@ def person_of(owner: str) -> str:
     return owner.rsplit("|", 1)[0]
 
 
-async def paused(owner: str) -> bool:
+async def paused(owner: str, *, strict: bool = False) -> bool:
     """Whether the person of ``owner`` (an owner key) paused their agents; False without a database or an owner.
 
-    A database that cannot be read says "not paused" for the page, but the send checks it again.
+    A database that cannot be read says "not paused" to a page, and "paused" (``strict``) to what would
+    start a run: nothing reaches the agent that the person may have paused.
     """
     db = database()
     if db is None or not owner:
@@ -42,4 +47,12 @@ async def paused(owner: str) -> bool:
         return await db_read(store.paused_since, db, person_of(owner)) is not None
     except ThreadDBError:
         log.warning("the pause could not be read")
-        return False
+        return strict
+
+
+async def refused(chat: ChatLike) -> bool:
+    """Inside the lock, before a run of the person's starts: refuse it (with the notice) while they are paused."""
+    chat.paused = await paused(chat._owner_key, strict=True)
+    if chat.paused:
+        chat.notice = PAUSED_MESSAGE
+    return chat.paused

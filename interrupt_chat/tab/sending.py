@@ -40,10 +40,6 @@ async def send(chat: ChatLike, text: str) -> None:
         await driver.ready(chat, chat.__class__)
         if chat.signed_out:  # nobody (logged out, another origin): nothing goes to the agent
             return
-        chat.paused = await pausing.paused(chat._owner_key)  # the stored pause (another tab may have turned it on)
-        if chat.paused:
-            chat.notice = pausing.PAUSED_MESSAGE
-            return
         claimed = await claims.claim(chat, lambda: _try_send(chat, text))  # claimed before anything leaves
         if claimed is None:
             return
@@ -68,6 +64,8 @@ async def _try_send(chat: ChatLike, text: str) -> claims.Attempt[AsyncGenerator[
                    if session.tracker.pending is not None or session.tool_waits else "")
     if chat.notice:
         await driver.publish(chat, session, full=fresh.replaced)
+        return None
+    if await pausing.refused(chat):  # the stored pause (another tab or worker may have turned it on): pause-banner
         return None
     if not chat._client().url:
         chat.error, chat.status = NO_AGENT_MESSAGE, "error"

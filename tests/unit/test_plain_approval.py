@@ -88,8 +88,11 @@ def test_what_asks_for_more_than_a_decision_is_not_plain(schema):
     assert not policies.rememberable(interrupt, "delete_files", policies.remember_fn(None))
 
 
-def test_a_confirmation_is_a_tool_approval_only_when_bound_to_a_tool_call():
+def test_a_confirmation_is_a_tool_approval_only_when_it_names_its_tool():
+    """Bound to a tool call, or its metadata names the tool (contracts §6.4); a confirmation naming none is not."""
     bound = _approval(None, reason="confirmation")
     assert policies.rememberable(bound, "delete_files", policies.remember_fn(None))
-    unbound = Interrupt(id="i2", reason="confirmation", metadata={"tool_name": "delete_files"})
-    assert not policies.rememberable(unbound, "delete_files", policies.remember_fn(None))
+    named = Interrupt(id="i2", reason="confirmation", metadata={"tool_name": "delete_files"})
+    assert policies.rememberable(named, "delete_files", policies.remember_fn(None))
+    unnamed = Interrupt(id="i3", reason="confirmation", metadata={"source": "review_node"})
+    assert not policies.tool_approval(unnamed)

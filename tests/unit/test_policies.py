@@ -63,7 +63,9 @@ def test_p5_a_rule_never_answers_what_asks_for_more_than_the_approval(schema):
 def test_p5_only_tool_approvals_with_a_tool_name_are_rememberable():
     every = policies.remember_fn(None)
     assert policies.rememberable(_interrupt(), "delete_files", every)
-    assert not policies.rememberable(_interrupt(reason="confirmation"), "delete_files", every)
+    # a confirmation is a tool approval when its metadata names its tool (contracts §6.4), not when nothing does
+    assert policies.rememberable(_interrupt(reason="confirmation"), "delete_files", every)
+    assert not policies.tool_approval(_interrupt(reason="confirmation", metadata={}))
     assert not policies.rememberable(_interrupt(reason="input_required", schema=None), "x", every)
     assert not policies.rememberable(_interrupt(metadata={}), policies.tool_name(_interrupt(metadata={}), None), every)
     assert policies.tool_name(_interrupt(), None) == "delete_files"

@@ -155,3 +155,19 @@ def test_the_policy_file_refuses_a_malformed_file_at_start(tmp_path: Path):
         PolicyFile(path)
     with pytest.raises(PolicyFileError):
         PolicyFile(tmp_path / "none.yaml")
+
+
+def test_a_file_caught_empty_mid_write_keeps_its_rules_until_it_is_written(tmp_path):
+    path = tmp_path / "rules.yaml"
+    path.write_text("- tool: pay_invoice\n  effect: deny\n")
+    clock = [0.0]
+    reader = PolicyFile(path, check_every=1.0, clock=lambda: clock[0])
+    path.write_text("")  # truncated: the editor has not written yet
+    clock[0] = 2.0
+    assert [r.effect for r in reader.rules()] == ["deny"]
+    path.write_text("- tool: pay_invoice\n  effect: allow\n")
+    clock[0] = 4.0
+    assert [r.effect for r in reader.rules()] == ["allow"]
+    path.write_text("[]\n")  # no rules, said so
+    clock[0] = 6.0
+    assert reader.rules() == ()

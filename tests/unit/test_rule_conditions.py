@@ -142,7 +142,7 @@ def test_from_editor_reads_the_text_in_the_shown_values_type():
 @pytest.mark.parametrize(("row", "message"), [
     (("amount", "at-most", "lots"), "amount: not a number"),
     (("amount", "equals", "12k"), "amount: not a number"),
-    (("to", "at-least", "x"), "to: not a number"),
+    (("to", "at-least", "x"), "to: only a number is at most or at least a value"),
     (("amount", "at-most", "inf"), "amount: not a number"),
     (("urgent", "equals", "yes"), "urgent"),
     (("tags", "equals", "[a"), "tags"),
@@ -324,7 +324,9 @@ def test_a_rule_never_answers_what_is_not_an_open_tool_approval(case):
         "expired": (_interrupt(args={}, expires_at=past), "standard", set()),
         "answered": (_interrupt(args={}), "standard", {"i1"}),
         "no-tool": (Interrupt(id="i1", reason="tool_call", response_schema=APPROVAL), "standard", set()),
-        "confirmation": (_interrupt(reason="confirmation", tool_call_id=None, args={}), "standard", set()),
+        # a confirmation that names no tool (no toolCallId, no metadata.tool_name): a LangGraph node's interrupt()
+        "confirmation": (Interrupt(id="i1", reason="confirmation", response_schema=APPROVAL,
+                                   metadata={"tool_input": {}}), "standard", set()),
     }[case]
     file_rules = (FileRule("*", "allow"), FileRule("*", "allow", shadow=True))
     found = policies.surface(_pending(interrupt, kind=kind), answered, None,

@@ -360,3 +360,76 @@ async def test_the_inbox_saves_a_narrow_rule_and_answers_with_a_reason(chat, age
     await wait_for(lambda: all(agent[1].records(c.thread_id)[-1].get("resume") for c in (first, second)))
     assert [r["resume"][0]["payload"] for c in (first, second) for r in agent[1].records(c.thread_id)
             if r.get("resume")] == [{"approved": True}, {"approved": False, "reason": "Not now"}]
+
+
+async def test_a_shadow_entry_leaves_the_decision_link_open_and_notifies_nothing(chat, agent, database, monkeypatch):
+    """A shadow rule's verdict decides nothing: the link still answers, the request is still open for notifications."""
+    import reflex as rx
+
+    from interrupt_chat.approvals import decide, links, notifier
+    from interrupt_chat.approvals.decide import DecideState
+
+    told: list[list[dict[str, Any]]] = []
+
+    async def emit(owner: str, items: list[dict[str, Any]]) -> None:
+        told.append(items)
+
+    monkeypatch.setattr(notifier, "emit", emit)
+    monkeypatch.setattr(notifier, "wanted", lambda owner: True)
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("approval")  # the file's shadow rule covers delete_files
+    [interrupt_id] = tab.ids()
+    assert [e.action for e in database.decisions(tab.chat._owner_key, tab.chat.thread_id)] == ["shadow"]
+    assert not [n for batch in told for n in batch if n["event"] == "decided"]
+    await links.ready()
+    token = links.url_for(tab.chat._owner_key, tab.session, interrupt_id).rsplit("/", 1)[-1]
+    page = rx.State().get_substate(DecideState.get_full_name().split("."))
+    assert (await decide._find(page, token)).phase == "open"
+
+
+async def test_while_paused_an_edit_or_a_regenerate_sends_nothing(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    await tab.send("hello")
+    sent = len(tab.requests())
+    [user] = [m for m in tab.session.transcript.messages if m.role == "user"]
+    await pause.switch(tab.chat._owner_key, True)
+    try:
+        await chat.state.save_edit.fn(tab.chat, {"message_id": user.id, "text": "hello again"})
+        assert tab.chat.notice.startswith("Your agents are paused") and len(tab.requests()) == sent
+        await chat.state.regenerate.fn(tab.chat, user.id)
+        assert len(tab.requests()) == sent
+    finally:
+        await pause.switch(tab.chat._owner_key, False)
+
+
+async def test_a_file_deny_refuses_an_approval_whatever_path_shows_the_card(chat, agent, database, counting,
+                                                                           monkeypatch):
+    """A set left to the person (here: the person's rules could not be read): no Approve of a call the file denies."""
+    from interrupt_chat.store.threads_db import ThreadDBError
+
+    def unreadable(*_args: Any, **_kwargs: Any) -> Any:
+        raise ThreadDBError("the database is away")
+
+    monkeypatch.setattr(store, "rules", unreadable)
+    tab = await Tab(chat.state, agent[1]).load()
+    await _pay(tab, "pay invoice 20000 to Acme", counting)  # the file denies it, but nothing answered: a card
+    [card] = (await tab.config()).cards
+    await chat.state.default_config.resolve.fn(await tab.config(), {"approved": True}, card.id, card.call_hash)
+    [shown] = (await tab.config()).cards
+    assert shown.error == rule_answers.FILE_DENIES and _resumes(tab) == []
+    await chat.state.default_config.resolve.fn(await tab.config(), {"approved": False}, card.id, card.call_hash)
+    assert _resumes(tab) == [[{"approved": False}]]
+
+
+async def test_the_limit_holds_when_the_rest_of_the_set_is_answered_after_the_third_no(chat, agent, database):
+    tab = await Tab(chat.state, agent[1]).load()
+    for _ in range(2):
+        await tab.send("approval")
+        [card] = (await tab.config()).cards
+        await tab.resolve({"approved": False}, card.id)
+    await tab.send("multi")  # a tool approval, a choice and a confirmation
+    tool, choice, confirmation = (await tab.config()).cards
+    await tab.resolve({"approved": False}, tool.id)  # the third "no": the resume is not sent yet
+    await tab.resolve({"color": "red"}, choice.id)
+    await tab.resolve({"approved": True}, confirmation.id)  # not a tool approval: it neither counts nor resets
+    assert len(_resumes(tab)) == 3 and tab.chat.denial_notice.startswith("Stopped: you rejected 3")
