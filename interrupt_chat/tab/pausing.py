@@ -34,11 +34,11 @@ def person_of(owner: str) -> str:
     return owner.rsplit("|", 1)[0]
 
 
-async def paused(owner: str, *, strict: bool = False) -> bool:
+async def paused(owner: str) -> bool:
     """Whether the person of ``owner`` (an owner key) paused their agents; False without a database or an owner.
 
-    A database that cannot be read says "not paused" to a page, and "paused" (``strict``) to what would
-    start a run: nothing reaches the agent that the person may have paused.
+    A database that cannot be read says "not paused": the chat goes on working in memory while its
+    database is away (as it does for everything else), and its rules answer nothing meanwhile.
     """
     db = database()
     if db is None or not owner:
@@ -47,12 +47,12 @@ async def paused(owner: str, *, strict: bool = False) -> bool:
         return await db_read(store.paused_since, db, person_of(owner)) is not None
     except ThreadDBError:
         log.warning("the pause could not be read")
-        return strict
+        return False
 
 
 async def refused(chat: ChatLike) -> bool:
     """Inside the lock, before a run of the person's starts: refuse it (with the notice) while they are paused."""
-    chat.paused = await paused(chat._owner_key, strict=True)
+    chat.paused = await paused(chat._owner_key)
     if chat.paused:
         chat.notice = PAUSED_MESSAGE
     return chat.paused
