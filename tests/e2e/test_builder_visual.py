@@ -64,7 +64,7 @@ def test_the_bulk_confirmation_counts_one_request_in_the_singular(chat: Chat):
 def test_edit_arguments_is_folded_until_opened(chat: Chat, demo_agent: DemoAgent):
     chat.interrupt("approval")
     card = chat.card()
-    fold = card.locator("[data-ic-fold]")
+    fold = card.locator(".ic-edit[data-ic-fold]")  # (the rule editor folds too)
     toggle = card.get_by_role("button", name="Edit arguments")
     expect(fold).to_have_attribute("data-open", "false")
     expect(toggle).to_have_attribute("aria-expanded", "false")
