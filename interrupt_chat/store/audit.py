@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from . import chain as store_chain
 from . import feedback as store_feedback
 from . import policies as store_policies
 from .masking import mask_secrets
@@ -58,12 +59,10 @@ def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interru
     masked = mask_secrets(payload, schema)
     at = db._stamp()
     with db._transaction("record the decision", write=True) as conn:
-        key = conn.execute(decisions_table.insert().values(
-            owner=owner, thread_id=thread_id, run_id=run_id, interrupt_id=interrupt_id or "", reason=reason,
-            action=action, payload=masked, at=at, decided_by=by, detail=detail)).inserted_primary_key
-    if key is None:  # pragma: no cover - every backend here returns the new id
-        raise ThreadDBError("thread database: the audit entry got no id")
-    return DecisionRecord(int(key[0]), thread_id, run_id, interrupt_id or "", reason, action, masked, at, by, detail)
+        key = store_chain.append(conn, {  # the chain's next entry (store/chain.py)
+            "owner": owner, "thread_id": thread_id, "run_id": run_id, "interrupt_id": interrupt_id or "",
+            "reason": reason, "action": action, "payload": masked, "at": at, "decided_by": by, "detail": detail})
+    return DecisionRecord(key, thread_id, run_id, interrupt_id or "", reason, action, masked, at, by, detail)
 
 
 def decisions(db: ThreadDB, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:

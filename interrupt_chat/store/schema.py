@@ -85,6 +85,9 @@ decisions_table = Table(
     Column("at", DateTime(timezone=True), nullable=False),
     Column("decided_by", String(16)),  # person | bulk | policy | link | expiry (schema 2; NULL before: person)
     Column("detail", JSON),  # a policy's answer: {tool, rule, policyId, toolCallId} (schema 3)
+    Column("owner_public", Text),  # the owner as the export names them (owner= id or an HMAC; schema 6)
+    Column("prev_hash", String(64)),  # the chain (store/chain.py; schema 6)
+    Column("hash", String(64)),
     Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
 )
 

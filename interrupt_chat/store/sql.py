@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, case, inspect, select, text
 from sqlalchemy.engine import Connection
 
 from ..agui.records import MessageDigests
+from . import chain
 from .rows import _pending_identity
 from .schema import messages_table, threads_table, tombstones_table
 from .schema import metadata as _metadata
@@ -32,6 +33,12 @@ def _migrate(conn: Connection, found: int) -> None:
                        ("schema_hash", "VARCHAR(64)")):
         if found < 5 and name not in rules:  # schema 5: narrow and time-boxed rules (§6.4)
             conn.execute(text(f"ALTER TABLE interrupt_chat_policies ADD COLUMN {name} {kind}"))
+    decided = {c["name"] for c in inspect(conn).get_columns("interrupt_chat_decisions")}
+    for name, kind in (("owner_public", "TEXT"), ("prev_hash", "VARCHAR(64)"), ("hash", "VARCHAR(64)")):
+        if found < 6 and name not in decided:  # schema 6: the audit's hash chain (issue 44)
+            conn.execute(text(f"ALTER TABLE interrupt_chat_decisions ADD COLUMN {name} {kind}"))
+    if found < 6:
+        chain.rechain(conn)  # the rows before the chain are chained once, in id order
 
 
 def _check_tables(conn: Connection) -> None:

@@ -113,8 +113,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table; 4: people (requests);
-# 5: rules' conditions, expiry and tool fingerprint, the pauses table
+SCHEMA_VERSION = 6  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table; 4: people (requests);
+# 5: rules' conditions, expiry and tool fingerprint, the pauses table; 6: the audit's hash chain
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
 _PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
 
