@@ -13,7 +13,7 @@ from . import policies as store_policies
 from .masking import mask_secrets
 from .rows import _aware
 from .schema import decisions_table
-from .types import DecisionRecord, ThreadDBError
+from .types import DecisionRecord
 
 if TYPE_CHECKING:
     from .threads_db import ThreadDB

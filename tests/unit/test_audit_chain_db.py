@@ -22,7 +22,7 @@ def test_decisions_are_chained_and_verify(database):
 
 
 def test_an_edit_or_a_deletion_in_the_database_breaks_the_chain_where_it_happened(database):
-    first, second, third = _three(database)
+    first, second, _third = _three(database)
     with database._engine.begin() as conn:
         conn.execute(text("UPDATE interrupt_chat_decisions SET action = 'resolved' WHERE id = :id"), {"id": second})
     found = store_chain.verify(database)
@@ -32,3 +32,59 @@ def test_an_edit_or_a_deletion_in_the_database_breaks_the_chain_where_it_happene
         conn.execute(text("DELETE FROM interrupt_chat_decisions WHERE id = :id"), {"id": first})
     found = store_chain.verify(database)
     assert isinstance(found, chain.Broken) and found.entry_id == second  # it names a hash that is gone
+
+
+def test_the_command_line_verifies_exports_and_checks_an_export_offline(database, tmp_path):
+    import io
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from interrupt_chat.workers import audit_cli
+
+    _three(database)
+    url = str(database._engine.url)
+    done = subprocess.run([sys.executable, "-m", "interrupt_chat", "audit", "verify", "--db", url],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2])
+    assert (done.returncode, done.stdout.strip()) == (0, "OK 3 entries"), done.stderr
+    export = tmp_path / "audit.jsonl"
+    assert audit_cli.main(["audit", "export", "--out", str(export), "--db", url], io.StringIO()) == 0
+    lines = [json.loads(line) for line in export.read_text().splitlines()]
+    assert len(lines) == 3 and all(line["hash"] and line["prev_hash"] for line in lines)
+    assert "alice|chat" not in export.read_text()  # the owner key stays in the database (a digest is chained)
+    said = io.StringIO()
+    assert audit_cli.main(["audit", "verify", "--file", str(export)], said) == 0 and said.getvalue() == "OK 3 entries\n"
+    lines[1]["payload"] = {"approved": True}
+    export.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    said = io.StringIO()
+    assert audit_cli.main(["audit", "verify", "--file", str(export)], said) == 1
+    assert said.getvalue().startswith(f"BROKEN at entry {lines[1]['id']}:")
+
+
+def test_a_database_from_before_the_chain_is_chained_once_at_upgrade(tmp_path):
+    """Schema 5 (no chain columns, rows of its own) → 6: the old rows are chained in id order, then new ones follow."""
+    from sqlalchemy import create_engine
+
+    from interrupt_chat.store.threads_db import ThreadDB
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    old = ThreadDB(url)
+    old.record_decision("alice|chat", "t1", "r1", "i1", "tool_call", "resolved")
+    old.record_decision("bob|chat", "t2", "r2", "i2", "tool_call", "rejected")
+    old.close()
+    engine = create_engine(url)
+    with engine.begin() as conn:  # as schema 5 left it: no chain columns
+        for column in ("hash", "prev_hash", "owner_public"):
+            conn.execute(text(f"ALTER TABLE interrupt_chat_decisions DROP COLUMN {column}"))
+        conn.execute(text("UPDATE interrupt_chat_schema SET version = 5"))
+    engine.dispose()
+    upgraded = ThreadDB(url)
+    try:
+        found = store_chain.verify(upgraded)
+        assert isinstance(found, chain.Verified) and found.count == 2
+        upgraded.record_decision("alice|chat", "t1", "r3", "i3", "tool_call", "cancelled")
+        found = store_chain.verify(upgraded)
+        assert isinstance(found, chain.Verified) and found.count == 3
+    finally:
+        upgraded.close()

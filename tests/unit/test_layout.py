@@ -35,7 +35,7 @@ def test_state_module_holds_only_the_two_states():
 
 def test_the_top_of_the_package_holds_only_the_api_the_app_module_and_the_layers():
     files = sorted(p.name for p in PACKAGE.iterdir() if p.is_file())
-    assert files == ["__init__.py", "interrupt_chat.py", "py.typed"]
+    assert files == ["__init__.py", "__main__.py", "interrupt_chat.py", "py.typed"]  # (__main__: the CLI)
     layers = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
     assert layers == ["agui", "approvals", "assembly", "components", "demo", "model", "store", "tab", "workers"]
 

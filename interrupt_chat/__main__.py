@@ -1,0 +1,5 @@
+"""``python -m interrupt_chat``: the command line (``audit verify``, ``audit export``)."""
+
+from .workers.audit_cli import main
+
+raise SystemExit(main())
