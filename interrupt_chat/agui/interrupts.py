@@ -63,6 +63,11 @@ class Pending:
         """The open interrupts' ids, in protocol order."""
         return [i.id for i in self.interrupts]
 
+    def target(self, interrupt_id: str | None) -> Interrupt | None:
+        """The open interrupt an answer names (the first when it names none); None when none is open by that id."""
+        wanted = interrupt_id if interrupt_id is not None else (self.ids[0] if self.ids else "")
+        return next((i for i in self.interrupts if i.id == wanted), None)
+
     @property
     def wire_interrupts(self) -> list[dict[str, Any]]:
         """The open interrupts as wire dicts (camelCase), ready for a UI's state (S19)."""

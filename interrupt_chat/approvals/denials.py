@@ -44,8 +44,7 @@ def _tool_approval(session: AgentSession, interrupt_id: str | None) -> bool:
     pending = session.tracker.pending
     if pending is None or pending.kind != "standard":
         return False
-    target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
-    found = next((i for i in pending.interrupts if i.id == target), None)
+    found = pending.target(interrupt_id)
     return found is not None and policies.is_tool_approval(found, policies.tool_name(found, session.transcript))
 
 

@@ -135,11 +135,11 @@ def file_denied(chat: ChatLike, session: AgentSession, verb: str, payload: Any, 
     rules = file_rules.rules_of(chat.__class__) if approving and pending is not None else ()
     if not rules or pending is None:
         return ""
-    target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
+    target = pending.target(interrupt_id)
     found = policies.surface(pending, (), session.transcript, [], session.thread_id, lambda _tool, _i: True,
                              session.tracker.now(), file_rules=rules)
-    denied = any(a.interrupt_id == target and isinstance(a.rule, FileRule) and a.rule.effect == "deny"
-                 for a in found.answers)
+    denied = target is not None and any(
+        a.interrupt_id == target.id and isinstance(a.rule, FileRule) and a.rule.effect == "deny" for a in found.answers)
     return FILE_DENIES if denied else ""
 
 

@@ -18,7 +18,7 @@ import reflex as rx
 
 from ..model import conditions, policies
 from ..model.cards import shown_hash
-from ..tab import answers, driver, persistence
+from ..tab import answers, driver
 from . import inbox, rule_answers
 
 if TYPE_CHECKING:
@@ -106,8 +106,7 @@ async def save_in_inbox(state: StateLike, chat_cls: type[ChatLike], form_data: d
     async with state:
         chat = await driver.ready(state, chat_cls)
         owner = chat._owner_key
-        await persistence.load_thread(chat, draft.thread_id)  # only the owner's: ids come from the page
-        found = await _checked(chat, draft.thread_id, draft)
+        found = await _checked(chat, draft.thread_id, draft)  # (remember loads the thread: only the owner's)
         if isinstance(found, str):
             inbox.show_card_error(chat, draft.thread_id, draft.interrupt_id, found)
             return

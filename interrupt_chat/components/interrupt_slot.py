@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import reflex as rx
-from reflex.vars.base import Var, VarData
 
 from ..assembly.state import InterruptState
+from .page_vars import js_var as _js
 from .people import people_line
 from .risk import risk_note
 from .rule_editor import rule_editor
@@ -23,11 +23,6 @@ from .say_no import reject_options, reject_reason, rejection
 
 __all__ = ["SlotProps", "default_slot", "interrupt_card", "slot_container"]
 
-
-def _js(expr: str, var_type: Any, *deps: Any) -> Var:
-    """A Var computed in the page from other Vars (their states are its dependencies)."""
-    return Var(_js_expr=expr, _var_type=var_type,
-               _var_data=VarData.merge(*[d._get_all_var_data() for d in deps])).to(var_type)
 
 
 @dataclass(frozen=True)

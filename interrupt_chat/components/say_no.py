@@ -12,16 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
-from reflex.vars.base import Var, VarData
+from reflex.vars.base import Var
 
 from ..model.cards import REASON_MAX
+from .page_vars import js_var as _js
 
 __all__ = ["reason_text", "reject_options", "reject_reason", "rejection"]
 
-
-def _js(expr: str, var_type: Any, *deps: Any) -> Var:
-    return Var(_js_expr=expr, _var_type=var_type,
-               _var_data=VarData.merge(*[d._get_all_var_data() for d in deps])).to(var_type)
 
 
 def _reason_id(card: Any) -> Any:

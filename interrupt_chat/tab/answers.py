@@ -77,8 +77,7 @@ def _still_shown(session: AgentSession, interrupt_id: str | None, shown: str) ->
     pending = session.tracker.pending
     if pending is None or pending.kind != "standard":
         return True
-    target = interrupt_id if interrupt_id is not None else (pending.ids[0] if pending.ids else "")
-    found = next((i for i in pending.interrupts if i.id == target), None)
+    found = pending.target(interrupt_id)
     return found is None or shown_hash(found, session.transcript) == shown
 
 

@@ -222,6 +222,7 @@ async def test_a_paused_persons_running_run_is_stopped(chat, agent, database):
 
 
 async def test_the_third_rejection_in_a_row_is_sent_and_its_run_stopped(chat, agent, database):
+    """§6.4's denial limit; S15: the halted resume reached the agent, so its set is not offered again."""
     tab = await Tab(chat.state, agent[1]).load()
     for round_ in range(3):
         await tab.send("approval")
