@@ -12,24 +12,27 @@ from . import feedback as store_feedback
 from . import policies as store_policies
 from .masking import mask_secrets
 from .rows import _aware
-from .schema import decisions_table
+from .schema import decisions_table, threads_table
 from .types import DecisionRecord
 
 if TYPE_CHECKING:
     from .threads_db import ThreadDB
 
-__all__ = ["DECIDED_BY", "DECISION_ACTIONS", "NOT_DECISIONS", "decisions", "export_jsonl", "record", "rejection_streak"]
+__all__ = ["CHAIN_ONLY", "DECIDED_BY", "DECISION_ACTIONS", "NOT_DECISIONS", "decisions", "export_jsonl", "record",
+           "rejection_streak"]
 
 DECISION_ACTIONS = ("resolved", "cancelled", "rejected", "expired", "dismissed",
                     "approved-partly", "reassigned", "escalated",  # people (docs/decisions/0025)
-                    "shadow", "paused", "unpaused")  # rules that fit (§6.4): a shadow rule's verdict, the pause
+                    "shadow", "paused", "unpaused",  # rules that fit (§6.4): a shadow rule's verdict, the pause
+                    "rule-made", "rule-revoked", "delegated", "delegation-ended")  # chained only (issue 44)
 DECIDED_BY = ("person", "bulk", "policy", "link", "expiry")
 NOT_DECISIONS = ("shadow", "paused", "unpaused")  # audit entries that answer nothing (nothing is notified of them)
+CHAIN_ONLY = ("rule-made", "rule-revoked", "delegated", "delegation-ended")  # in the chain, not in a trail's list
 
 
 def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
            reason: str | None, action: str, payload: Any = None, schema: Any = None, by: str = "person",
-           detail: dict[str, Any] | None = None) -> DecisionRecord:
+           detail: dict[str, Any] | None = None, *, tool: str = "", decider: str = "") -> DecisionRecord:
     """Append what was decided about one interrupt to the audit trail.
 
     Args:
@@ -44,6 +47,12 @@ def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interru
         schema: the interrupt's ``responseSchema``.
         by: who or what decided, one of :data:`DECIDED_BY`.
         detail: what more to say of it (a policy's answer: the tool, the rule, the tool call).
+        tool: the tool the request was about ("" when none): what ``/insights`` groups by.
+        decider: who decided when not the owner, by their public name (an assignee, a delegate).
+
+    The owner is stored by their public name too (``db.public_name``, set by the app: an ``owner=`` id
+    or an HMAC), and the time the request waited (from the thread's ``pending_since``, read in the
+    same transaction; a rule's answer before the card surfaced waited 0).
 
     Returns:
         The entry as stored.
@@ -58,10 +67,16 @@ def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interru
         raise ValueError(f"unknown decider {by!r} (expected one of {', '.join(DECIDED_BY)})")
     masked = mask_secrets(payload, schema)
     at = db._stamp()
+    public = db.public_name(owner) if db.public_name is not None and owner else ""
     with db._transaction("record the decision", write=True) as conn:
+        t = threads_table
+        since = _aware(conn.execute(select(t.c.pending_since).where(
+            (t.c.owner == owner) & (t.c.thread_id == thread_id))).scalar()) if thread_id else None
+        waited = max(0, int((at - since).total_seconds() * 1000)) if since else 0 if by == "policy" else None
         key = store_chain.append(conn, {  # the chain's next entry (store/chain.py)
             "owner": owner, "thread_id": thread_id, "run_id": run_id, "interrupt_id": interrupt_id or "",
-            "reason": reason, "action": action, "payload": masked, "at": at, "decided_by": by, "detail": detail})
+            "reason": reason, "action": action, "payload": masked, "at": at, "decided_by": by, "detail": detail,
+            "owner_public": public, "decider": decider or public, "tool": tool or "", "waited_ms": waited})
     return DecisionRecord(key, thread_id, run_id, interrupt_id or "", reason, action, masked, at, by, detail)
 
 
@@ -72,7 +87,7 @@ def decisions(db: ThreadDB, owner: str, thread_id: str | None = None) -> list[De
         ThreadDBError: the database failed.
     """
     d = decisions_table
-    query = select(d).where(d.c.owner == owner)
+    query = select(d).where((d.c.owner == owner) & d.c.action.not_in(CHAIN_ONLY))
     if thread_id is not None:
         query = query.where(d.c.thread_id == thread_id)
     with db._transaction("read the audit trail") as conn:

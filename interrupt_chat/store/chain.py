@@ -3,13 +3,13 @@
 One chain per database, in id order. An entry is appended inside its own write transaction, under the
 chain's lock (PostgreSQL: an advisory transaction lock; SQLite: ``BEGIN IMMEDIATE`` serializes writers
 already), so ids are allocated in chain order and two workers never fork it. What is hashed is the
-entry as ``audit export`` writes it (:func:`line_of`): the owner by their public name, with a digest of
-the stored owner key, so an edit of any column breaks the chain and no export shows an identity key.
+entry as ``audit export`` writes it (:func:`line_of`): people by their public names (``owner=`` id or an
+HMAC), so no export shows an identity key. Every column is covered but ``owner``, the lookup key, which an
+upgrade's rename of a chat moves (docs/decisions/0027).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from datetime import UTC
 from typing import Any
@@ -21,7 +21,7 @@ from ..model import chain
 from .rows import _aware
 from .schema import decisions_table
 
-__all__ = ["CHAIN_LOCK_KEY", "append", "line_of", "lines", "rechain", "verify"]
+__all__ = ["CHAIN_LOCK_KEY", "append", "append_event", "line_of", "lines", "rechain", "verify"]
 
 CHAIN_LOCK_KEY = 0x1C7DC  # pg_advisory_xact_lock key of the audit chain
 _BATCH = 2000
@@ -31,10 +31,10 @@ def line_of(row: Any) -> dict[str, Any]:
     """A decision row as its chain entry (and its export line)."""
     at = _aware(row.at)
     return {"id": row.id, "at": at.astimezone(UTC).isoformat() if at else None, "owner": row.owner_public or "",
-            "owner_digest": hashlib.sha256(str(row.owner).encode()).hexdigest(), "thread_id": row.thread_id,
-            "run_id": row.run_id, "interrupt_id": row.interrupt_id, "reason": row.reason, "action": row.action,
-            "payload": row.payload, "by": row.decided_by or "person", "detail": row.detail,
-            "prev_hash": row.prev_hash, "hash": row.hash}
+            "decider": row.decider or "", "thread_id": row.thread_id, "run_id": row.run_id,
+            "interrupt_id": row.interrupt_id, "reason": row.reason, "action": row.action, "payload": row.payload,
+            "by": row.decided_by or "person", "detail": row.detail, "tool": row.tool or "",
+            "waited_ms": row.waited_ms, "prev_hash": row.prev_hash, "hash": row.hash}
 
 
 def _lock(conn: Connection) -> None:
@@ -61,6 +61,20 @@ def append(conn: Connection, values: dict[str, Any]) -> int:
     row = conn.execute(select(d).where(d.c.id == row_id)).one()
     conn.execute(d.update().where(d.c.id == row_id).values(hash=chain.entry_hash(previous, line_of(row))))
     return row_id
+
+
+def append_event(conn: Connection, db: Any, owner: str, action: str, detail: dict[str, Any], thread_id: str = "",
+                 by: str = "person", public: str | None = None) -> int:
+    """Inside a write transaction: chain an event that decides nothing (a rule made or revoked, a delegation).
+
+    ``public``: how the owner is named (default: ``db.public_name`` of the owner key).
+    """
+    if public is None:
+        public = db.public_name(owner) if db.public_name is not None and owner else ""
+    return append(conn, {"owner": owner, "thread_id": thread_id, "run_id": None, "interrupt_id": "", "reason": None,
+                         "action": action, "payload": None, "at": db._stamp(), "decided_by": by, "detail": detail,
+                         "owner_public": public, "decider": public, "tool": str(detail.get("tool") or ""),
+                         "waited_ms": None})
 
 
 def lines(conn: Connection) -> Iterator[dict[str, Any]]:

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from ..model.conditions import When, check
 from ..model.policies import EFFECTS, SCOPES, Rule
+from . import chain
 from .schema import decisions_table, pauses_table, policies_table, threads_table
 
 if TYPE_CHECKING:
@@ -63,11 +64,17 @@ def add(db: ThreadDB, owner: str, tool: str, scope: str, effect: str, thread_id:
             & t.c.revoked_at.is_(None))).all() if dict(row.conditions or {}) == when]
         if same:
             conn.execute(t.update().where(t.c.id.in_(same)).values(revoked_at=now))
+            for old in same:
+                chain.append_event(conn, db, owner, "rule-revoked", {"policyId": old, "tool": tool, "replaced": True})
         key = conn.execute(t.insert().values(owner=owner, tool=tool, scope=scope, effect=effect, thread_id=thread_id,
                                              created_at=now, conditions=when or None, expires_at=expires_at,
                                              schema_hash=schema_hash or None)).inserted_primary_key
-    return Rule(int(key[0]) if key else 0, tool, scope, effect, thread_id, now, conditions=when,
-                expires_at=expires_at, schema_hash=schema_hash)
+        rule = Rule(int(key[0]) if key else 0, tool, scope, effect, thread_id, now, conditions=when,
+                    expires_at=expires_at, schema_hash=schema_hash)
+        chain.append_event(conn, db, owner, "rule-made", {
+            "policyId": rule.id, "tool": tool, "scope": scope, "effect": effect, "conditions": when,
+            "expiresAt": expires_at.isoformat() if expires_at else None}, thread_id)
+    return rule
 
 
 def rules(db: ThreadDB, owner: str, thread_id: str | None = None) -> list[Rule]:
@@ -88,9 +95,13 @@ def revoke(db: ThreadDB, owner: str, rule_id: int) -> bool:
     """Revoke one of ``owner``'s rules; False when it is not theirs or was revoked already."""
     t = policies_table
     with db._transaction("revoke a rule", write=True) as conn:
-        done = conn.execute(t.update().where((t.c.owner == owner) & (t.c.id == rule_id) & t.c.revoked_at.is_(None))
-                            .values(revoked_at=datetime.now(UTC)))
-    return bool(done.rowcount)
+        tool = conn.execute(select(t.c.tool).where((t.c.owner == owner) & (t.c.id == rule_id)
+                                                   & t.c.revoked_at.is_(None))).scalar()
+        if tool is None:
+            return False
+        conn.execute(t.update().where(t.c.id == rule_id).values(revoked_at=datetime.now(UTC)))
+        chain.append_event(conn, db, owner, "rule-revoked", {"policyId": rule_id, "tool": tool})
+    return True
 
 
 def events(db: ThreadDB, owner: str) -> list[dict[str, Any]]:

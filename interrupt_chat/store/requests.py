@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, delete, or_, select, tuple_, update
 
+from . import chain
 from .rows import _aware
 from .schema import assignees_table, delegations_table, requests_table, threads_table
 from .types import ThreadDBError
@@ -250,6 +251,8 @@ def set_delegation(db: ThreadDB, person: str, delegate: str, until: datetime) ->
     with db._transaction("set a delegation", write=True) as conn:
         conn.execute(delete(d).where(d.c.person == person))
         conn.execute(d.insert().values(person=person, delegate=delegate, until=until, set_at=datetime.now(UTC)))
+        chain.append_event(conn, db, person, "delegated", {"delegate": delegate, "until": until.isoformat()},
+                           public=person)  # a person of the app's login: named by their id
     return Delegation(person, delegate, until)
 
 
@@ -257,7 +260,10 @@ def clear_delegation(db: ThreadDB, person: str) -> bool:
     """End ``person``'s delegation; False when there was none."""
     d = delegations_table
     with db._transaction("clear a delegation", write=True) as conn:
-        return bool(conn.execute(delete(d).where(d.c.person == person)).rowcount)
+        if not conn.execute(delete(d).where(d.c.person == person)).rowcount:
+            return False
+        chain.append_event(conn, db, person, "delegation-ended", {}, public=person)
+    return True
 
 
 def delegation_of(db: ThreadDB, person: str, now: datetime) -> Delegation | None:

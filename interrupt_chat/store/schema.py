@@ -86,9 +86,15 @@ decisions_table = Table(
     Column("decided_by", String(16)),  # person | bulk | policy | link | expiry (schema 2; NULL before: person)
     Column("detail", JSON),  # a policy's answer: {tool, rule, policyId, toolCallId} (schema 3)
     Column("owner_public", Text),  # the owner as the export names them (owner= id or an HMAC; schema 6)
+    Column("decider", Text),  # who decided, named so too ("": the owner; schema 6)
+    Column("tool", Text),  # the tool a request was about ("" when none; schema 6)
+    Column("waited_ms", Integer),  # from the request surfacing to this entry (NULL: unknown; schema 6)
     Column("prev_hash", String(64)),  # the chain (store/chain.py; schema 6)
     Column("hash", String(64)),
     Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
+    Index("interrupt_chat_decisions_at", "at"),  # /insights reads a period (schema 6)
+    Index("interrupt_chat_decisions_public", "owner_public", "at"),
+    Index("interrupt_chat_decisions_decider", "decider", "at"),
 )
 
 tombstones_table = Table(

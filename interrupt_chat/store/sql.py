@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection
 from ..agui.records import MessageDigests
 from . import chain
 from .rows import _pending_identity
-from .schema import messages_table, threads_table, tombstones_table
+from .schema import decisions_table, messages_table, threads_table, tombstones_table
 from .schema import metadata as _metadata
 from .types import ThreadDBError
 
@@ -34,10 +34,13 @@ def _migrate(conn: Connection, found: int) -> None:
         if found < 5 and name not in rules:  # schema 5: narrow and time-boxed rules (§6.4)
             conn.execute(text(f"ALTER TABLE interrupt_chat_policies ADD COLUMN {name} {kind}"))
     decided = {c["name"] for c in inspect(conn).get_columns("interrupt_chat_decisions")}
-    for name, kind in (("owner_public", "TEXT"), ("prev_hash", "VARCHAR(64)"), ("hash", "VARCHAR(64)")):
-        if found < 6 and name not in decided:  # schema 6: the audit's hash chain (issue 44)
+    for name, kind in (("owner_public", "TEXT"), ("decider", "TEXT"), ("tool", "TEXT"), ("waited_ms", "INTEGER"),
+                       ("prev_hash", "VARCHAR(64)"), ("hash", "VARCHAR(64)")):
+        if found < 6 and name not in decided:  # schema 6: the audit's hash chain, what /insights reads (issue 44)
             conn.execute(text(f"ALTER TABLE interrupt_chat_decisions ADD COLUMN {name} {kind}"))
     if found < 6:
+        for index in decisions_table.indexes:
+            index.create(conn, checkfirst=True)
         chain.rechain(conn)  # the rows before the chain are chained once, in id order
 
 

@@ -36,7 +36,7 @@ import contextlib
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -160,6 +160,7 @@ class ThreadDB:
         self._known: OrderedDict[tuple[str, str], _Known] = OrderedDict()  # per thread, least recently used first
         self._damaged: set[tuple[str, str]] = set()  # threads whose rows did not parse: rewrite them whole
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
+        self.public_name: Callable[[str], str] | None = None  # how the audit names an owner key (set by the app)
 
     @property
     def engine(self) -> Engine:
@@ -551,7 +552,8 @@ class ThreadDB:
 
     def record_decision(self, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
                         reason: str | None, action: str, payload: Any = None, schema: Any = None,
-                        by: str = "person", detail: dict[str, Any] | None = None) -> DecisionRecord:
+                        by: str = "person", detail: dict[str, Any] | None = None, *, tool: str = "",
+                        decider: str = "") -> DecisionRecord:
         """Append what was decided about one interrupt to the audit trail (:func:`.store.audit.record`).
 
         Raises:
@@ -559,7 +561,7 @@ class ThreadDB:
             ThreadDBError: the database failed.
         """
         return store_audit.record(self, owner, thread_id, run_id, interrupt_id, reason, action, payload, schema,
-                                  by, detail)
+                                  by, detail, tool=tool, decider=decider)
 
     def decisions(self, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:
         """``owner``'s audit trail (one thread's, when given), oldest first (:func:`.store.audit.decisions`)."""

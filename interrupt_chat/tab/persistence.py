@@ -9,6 +9,7 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import inspect
 import json
@@ -110,6 +111,9 @@ def database() -> ThreadDB | None:
             _outage, _db_url = Outage(), url
             try:
                 _db = ThreadDB(url)
+                from .server_secret import public_person  # (it reads the secret through this module)
+
+                _db.public_name = public_person  # the audit names people so, never by key
             except ThreadDBError as exc:  # not a database URL at all: said once, threads stay in memory
                 _db = None
                 log.error("%s; threads are kept in memory only (set %s to a database URL, or 'off')", exc,
@@ -493,6 +497,10 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
     return Commit.WON
 
 
+ACTOR: contextvars.ContextVar[str] = contextvars.ContextVar("interrupt_chat_actor", default="")
+"""Who decides, by their public name, when not the thread's owner (an assignee: approvals/people)."""
+
+
 @dataclass
 class Audit:
     """One decision for the audit trail, captured inside the lock and written after it."""
@@ -527,7 +535,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
     try:
         for audit in audits or []:
             await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
-                           audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail)
+                          audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail,
+                          tool=audit.about.get("tool", ""), decider=ACTOR.get())
         if session is not None and (session.transcript.messages or session.revision):
             await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""

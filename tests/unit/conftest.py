@@ -15,6 +15,7 @@ fail the tests that use it (they are not skipped).
 from __future__ import annotations
 
 import itertools
+import uuid
 from typing import Any
 
 import pytest
@@ -55,6 +56,20 @@ def loopback():
 def postgres_url():
     with running_postgres() as url:
         yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path) -> str:
+    """A new thread database's URL: a SQLite file, then a database of its own on the session's PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'threads.db'}"
+    import psycopg
+
+    server = request.getfixturevalue("postgres_url")
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture(scope="session", autouse=True)

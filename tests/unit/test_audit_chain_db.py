@@ -62,20 +62,23 @@ def test_the_command_line_verifies_exports_and_checks_an_export_offline(database
     assert said.getvalue().startswith(f"BROKEN at entry {lines[1]['id']}:")
 
 
-def test_a_database_from_before_the_chain_is_chained_once_at_upgrade(tmp_path):
+def test_a_database_from_before_the_chain_is_chained_once_at_upgrade(db_url):
     """Schema 5 (no chain columns, rows of its own) → 6: the old rows are chained in id order, then new ones follow."""
     from sqlalchemy import create_engine
 
     from interrupt_chat.store.threads_db import ThreadDB
 
-    url = f"sqlite:///{tmp_path / 'old.db'}"
+    url = db_url
     old = ThreadDB(url)
     old.record_decision("alice|chat", "t1", "r1", "i1", "tool_call", "resolved")
     old.record_decision("bob|chat", "t2", "r2", "i2", "tool_call", "rejected")
     old.close()
     engine = create_engine(url)
     with engine.begin() as conn:  # as schema 5 left it: no chain columns
-        for column in ("hash", "prev_hash", "owner_public"):
+        for index in ("interrupt_chat_decisions_at", "interrupt_chat_decisions_public",
+                      "interrupt_chat_decisions_decider"):
+            conn.execute(text(f"DROP INDEX {index}"))
+        for column in ("hash", "prev_hash", "waited_ms", "tool", "decider", "owner_public"):
             conn.execute(text(f"ALTER TABLE interrupt_chat_decisions DROP COLUMN {column}"))
         conn.execute(text("UPDATE interrupt_chat_schema SET version = 5"))
     engine.dispose()

@@ -12,11 +12,9 @@ import logging
 import sqlite3
 import threading
 import time
-import uuid
 from collections import Counter
 from typing import Any
 
-import psycopg
 import pytest
 from sqlalchemy import event, select, text
 
@@ -41,17 +39,6 @@ CREDENTIAL_SCHEMA = {"type": "object", "required": ["api_key"],
 
 
 # -- backends --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'threads.db'}"
-    server = request.getfixturevalue("postgres_url")
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return server.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture

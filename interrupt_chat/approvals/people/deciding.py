@@ -79,7 +79,7 @@ async def partial_audit(row: RequestRow, actor: str, on_behalf_of: str, action: 
               "have": len(row.approvals), "need": row.need}
     try:
         await persistence.db_call(db.record_decision, row.owner, row.thread_id, row.run_id, row.interrupt_id,
-                                  row.reason, action, None, None, by, detail)
+                                  row.reason, action, None, None, by, detail, tool=row.tool, decider=actor)
     except ThreadDBError:
         log.warning("people: an audit entry (%s) could not be written", action)
 
@@ -150,10 +150,11 @@ async def as_assignee(viewer: str, chat_cls: type[ChatLike], asker_key: str, thr
             return ALREADY
         if said != "final":
             return ""
-    token = core.ACTING.set(core.Acting(actor, behalf))
+    token, named = core.ACTING.set(core.Acting(actor, behalf)), persistence.ACTOR.set(actor)
     try:
         answered = await headless.answer(chat_cls, asker_key, thread_id, verb, payload, interrupt_id, row.run_id, by,
                                          shown=shown)
     finally:
+        persistence.ACTOR.reset(named)
         core.ACTING.reset(token)
     return "" if answered.recorded else (answered.message or ALREADY)
