@@ -142,6 +142,7 @@ class ChatState(ThreadListHandlers, InboxHandlers, PeopleHandlers, rule_answers.
     notify_fn: ClassVar[Callable[[dict[str, Any]], Any] | None] = None  # Chat(notify=...): notifications (notifier.py)
     on_expiry: ClassVar[str] = ""  # Chat(on_expiry="cancel"): the backend sends a set whose last interrupt expired
     decide_requires_owner: ClassVar[bool] = False  # Chat(decide_requires_owner=True): links need the owner's login
+    insights_admin_fn: ClassVar[Callable[[ChatState], Any] | None] = None  # Chat(insights_admin=fn): sees everyone's
 
     @rx.event(background=True)
     async def send(self, form_data: dict[str, Any]):

@@ -8,6 +8,7 @@
     support.inbox()         # what waits for its owner, drawn by its own slots
     support.audit_trail()   # the shown thread's decisions
     support.policy_list()   # the owner's rules, with their revoke
+    support.insights()      # charts of the decisions: time to decide, waiting, outcomes, by tool
     support.state           # its ChatState class: vars and event handlers (support.state.send_text(...))
 
 A declaration is a plain object: build it at import time, next to the pages that use it. Its
@@ -33,6 +34,7 @@ from ..tab.tools import FrontendToolState
 from .chat import OwnerFn, RenderFn, chat_state, chat_view
 from .declaring import check_chat, check_state_args
 from .inbox import approvals_inbox
+from .insights import insights
 from .message import ToolRenderers
 from .policies import policy_list
 from .threads import audit_trail, thread_list
@@ -85,6 +87,8 @@ class Chat:
             ``INTERRUPT_CHAT_POLICY_FILE``. Read now: a malformed file raises ``ic.PolicyFileError``.
         risk: ``fn(request) -> ic.Risk | None``: the risk shown on a card no file rule rates.
         denial_limit: rejections in a row in one thread after which the run is stopped (default 3; 0: none).
+        insights_admin: ``fn(chat_state) -> bool`` (sync or async): this tab's person sees everyone's
+            requests on ``insights()``, not only those they asked or decided.
     """
 
     def __init__(self, agent_url: str | None = None,
@@ -96,7 +100,8 @@ class Chat:
                  decide_requires_owner: bool | None = None, remember: Remember | None = None,
                  on_feedback: NotifyFn | None = None, attachments: Attachments | None = None,
                  people: People | None = None, policy_file: str | os.PathLike[str] | None = None,
-                 risk: Callable[[Request], Risk | None] | None = None, denial_limit: int | None = None) -> None:
+                 risk: Callable[[Request], Risk | None] | None = None, denial_limit: int | None = None,
+                 insights_admin: Callable[[ChatState], Any] | None = None) -> None:
         """Declare the chat: its state class is made (or found, for the same identity) here."""
         if on_expiry not in (None, "", "cancel"):
             raise ValueError(f"on_expiry must be None or 'cancel', not {on_expiry!r}")
@@ -109,6 +114,8 @@ class Chat:
             raise ValueError("people=... names people by the owner= function's ids: give owner= too")
         if risk is not None and not callable(risk):
             raise TypeError("risk must be a function: fn(request) -> ic.Risk | None")
+        if insights_admin is not None and not callable(insights_admin):
+            raise TypeError("insights_admin must be a function: fn(chat_state) -> bool")
         if denial_limit is not None and (isinstance(denial_limit, bool) or not isinstance(denial_limit, int)
                                          or denial_limit < 0):
             raise ValueError(f"denial_limit must be a whole number >= 0, not {denial_limit!r}")
@@ -125,6 +132,7 @@ class Chat:
         _option(self.state, "people", people)
         _option(self.state, "risk_fn", risk)
         _option(self.state, "denial_limit", denial_limit)
+        _option(self.state, "insights_admin_fn", insights_admin)
         file_rules.declare(self.state, policy_file)  # a bad policy file stops the app here, before it serves
         # the inbox draws a set with the slot that takes it in the chat (S20), wherever it is built
         self.state.renderers = {**self.state.renderers,
@@ -149,6 +157,10 @@ class Chat:
     def policy_list(self) -> rx.Component:
         """The owner's rules ("always allow", …), each with its revoke."""
         return policy_list(self.state)
+
+    def insights(self) -> rx.Component:
+        """Charts of the decisions (time to decide, waiting, outcomes, by tool) and a period select (§6.5)."""
+        return insights(self.state)
 
     def __repr__(self) -> str:
         """The chat's name and its state class."""

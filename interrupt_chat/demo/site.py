@@ -165,7 +165,8 @@ def _nav(skip: str) -> rx.Component:
         rx.hstack(rx.icon("hand", size=20), rx.text("interrupt_chat", size="4", weight="bold"),
                   align="center", spacing="2", class_name="ic-brand"),
         rx.spacer(),
-        rx.el.nav(link("Chat", "/"), _inbox_link(), link("Policies", "/policies"), link("Approval", "/approval"),
+        rx.el.nav(link("Chat", "/"), _inbox_link(), link("Policies", "/policies"),
+                  link("Insights", "/insights"), link("Approval", "/approval"),
                   link("Manual", "/manual"),
                   link("Steps", "/steps"), link("Tool UI", "/tool-ui"), link("Progress", "/progress"),
                   link("Shared state", "/shared-state"), *([link("Team", "/team")] if people_mode() else []),
@@ -243,8 +244,15 @@ async def team_owner(chat: ic.ChatState) -> str | None:
     return await signed_in(chat) or None
 
 
+async def demo_admin(chat: ic.ChatState) -> bool:
+    """``/insights`` shows everyone's requests to the demo's managers (carol), each person's own to the others."""
+    person = await signed_in(chat)
+    return bool(person) and "managers" in PEOPLE.roles(person)
+
+
 # ``/`` (its identity: "default"); the inbox lists its approvals
-MAIN = ic.Chat(dojo_url("agentic_chat"), owner=demo_owner, people=PEOPLE)  # pay_invoice goes to finance (team.py)
+MAIN = ic.Chat(dojo_url("agentic_chat"), owner=demo_owner, people=PEOPLE,  # pay_invoice goes to finance (team.py)
+               insights_admin=demo_admin)
 TEAM = ic.Chat(name="team", owner=team_owner, people=PEOPLE)  # ``/team`` (INTERRUPT_CHAT_DEMO_PEOPLE=1): people only
 APPROVAL = ic.Chat(interrupts=[(ApprovalInterrupt, approval_slot)], on_expiry="cancel")  # expiry fails closed
 MANUAL = ic.Chat(interrupts=[(ManualInterrupt, lambda slot: rx.fragment())])
@@ -288,6 +296,13 @@ def policies() -> rx.Component:
     return _page(MAIN.policy_list(), title="Policies", skip="#main",
                  intro="The rules you made from a tool approval's “Allow in this thread”, “Always allow” or "
                        "“Always deny”. A revoke takes effect for the next request.")
+
+
+def insights() -> rx.Component:
+    """``/insights``: how long requests wait, how they end, which tools: the audit in charts."""
+    return _page(MAIN.insights(), title="Insights", skip="#main",
+                 intro="How long your requests wait for a decision, how many are waiting now, how they end and for "
+                       "which tools: read from the audit.")
 
 
 def steps() -> rx.Component:
@@ -384,6 +399,7 @@ app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")
 app.add_page(inbox, route="/inbox", title="interrupt_chat · inbox")
 app.add_page(policies, route="/policies", title="interrupt_chat · policies")
+app.add_page(insights, route="/insights", title="interrupt_chat · insights")
 app.add_page(steps, route="/steps", title="interrupt_chat · steps")
 app.add_page(confirm, route="/confirm", title="interrupt_chat · approval through a tool")
 app.add_page(tool_ui, route="/tool-ui", title="interrupt_chat · tool renderer")

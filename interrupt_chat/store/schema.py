@@ -92,8 +92,10 @@ decisions_table = Table(
     Column("prev_hash", String(64)),  # the chain (store/chain.py; schema 6)
     Column("hash", String(64)),
     Index("interrupt_chat_decisions_owner_thread", "owner", "thread_id", "id"),
-    Index("interrupt_chat_decisions_at", "at"),  # /insights reads a period (schema 6)
-    Index("interrupt_chat_decisions_public", "owner_public", "at"),
+    # /insights (schema 6), covering: a period's waits; its outcomes by tool (scanned in order, no sort)
+    Index("interrupt_chat_decisions_at", "at", "action", "waited_ms"),
+    Index("interrupt_chat_decisions_tools", "tool", "action", "decided_by", "at"),
+    Index("interrupt_chat_decisions_waits", "waited_ms", "at", "action"),  # /insights: a percentile's bin
     Index("interrupt_chat_decisions_decider", "decider", "at"),
 )
 

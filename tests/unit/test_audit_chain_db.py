@@ -75,8 +75,8 @@ def test_a_database_from_before_the_chain_is_chained_once_at_upgrade(db_url):
     old.close()
     engine = create_engine(url)
     with engine.begin() as conn:  # as schema 5 left it: no chain columns
-        for index in ("interrupt_chat_decisions_at", "interrupt_chat_decisions_public",
-                      "interrupt_chat_decisions_decider"):
+        for index in ("interrupt_chat_decisions_at", "interrupt_chat_decisions_tools",
+                      "interrupt_chat_decisions_waits", "interrupt_chat_decisions_decider"):
             conn.execute(text(f"DROP INDEX {index}"))
         for column in ("hash", "prev_hash", "waited_ms", "tool", "decider", "owner_public"):
             conn.execute(text(f"ALTER TABLE interrupt_chat_decisions DROP COLUMN {column}"))
