@@ -91,3 +91,40 @@ def test_a_database_from_before_the_chain_is_chained_once_at_upgrade(db_url):
         assert isinstance(found, chain.Verified) and found.count == 3
     finally:
         upgraded.close()
+
+
+_WRITER = """
+import sys
+from interrupt_chat.store import policies
+from interrupt_chat.store.threads_db import ThreadDB
+db = ThreadDB(sys.argv[1])
+for n in range(int(sys.argv[3])):
+    if n % 10 == 9:  # rule events are chained too: made, and the one it replaces revoked
+        policies.add(db, sys.argv[2] + "|chat", "tool", "always", "allow")
+    db.record_decision(sys.argv[2] + "|chat", "t", "r", f"i{n}", "tool_call", "resolved", {"n": n})
+db.close()
+"""
+
+
+def test_two_processes_appending_at_once_keep_one_chain(db_url):
+    """Two writers (as two workers would) append at once: one chain, every entry in it (SQLite and PostgreSQL)."""
+    import subprocess
+    import sys
+
+    from interrupt_chat.store.threads_db import ThreadDB
+
+    ThreadDB(db_url).close()  # the schema first: both writers then only append
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, db_url, who, "150"]) for who in ("alice", "bob")]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0]
+    database = ThreadDB(db_url)
+    try:
+        found = store_chain.verify(database)
+        # 150 decisions each, 15 rules made each, 14 of them replacing (revoking) the one before
+        assert isinstance(found, chain.Verified) and found.count == 2 * (150 + 15 + 14), found
+        with database._engine.begin() as conn:
+            owners = conn.execute(text("SELECT owner FROM interrupt_chat_decisions ORDER BY id")).scalars().all()
+        assert sorted(set(owners)) == ["alice|chat", "bob|chat"]
+        switches = sum(1 for a, b in zip(owners, owners[1:], strict=False) if a != b)
+        assert switches > 1  # they did interleave: the lock, not luck, kept the chain whole
+    finally:
+        database.close()
