@@ -23,6 +23,7 @@ from .model.old_paths import MOVED
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
     from .approvals.channels.slack import slack_routes
     from .approvals.expiry import expiry_sweeper
+    from .approvals.metrics import metrics_routes
     from .assembly.state import ChatState, InterruptState
     from .components.chat import chat, chat_state
     from .components.decide import decide_page
@@ -63,6 +64,7 @@ __all__ = [
     "decide_page",
     "expiry_sweeper",
     "for_reasons",
+    "metrics_routes",
     "policy_list",
     "set_default_agent_url",
     "slack_routes",
@@ -92,6 +94,7 @@ _LAZY = {
     "set_default_agent_url": "interrupt_chat.tab.endpoint",
     "expiry_sweeper": "interrupt_chat.approvals.expiry",
     "slack_routes": "interrupt_chat.approvals.channels.slack",
+    "metrics_routes": "interrupt_chat.approvals.metrics",
     "tune_gc": "interrupt_chat.workers.gc_tuning",
     "tune_emit": "interrupt_chat.workers.emit_tuning",
     "for_reasons": "interrupt_chat.model.reasons",

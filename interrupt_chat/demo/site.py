@@ -385,8 +385,9 @@ def subgraphs() -> rx.Component:
 
 
 def _api() -> Starlette:
-    """The backend's own routes: the demo agent, and the clicks of Slack's direct messages (``/slack/interactions``)."""
-    return Starlette(routes=[*ic.slack_routes(), Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())])
+    """The backend's own routes: the demo agent, Slack's clicks (``/slack/interactions``) and ``/metrics``."""
+    agent = Mount(DEMO_AGENT_PATH.rstrip("/"), app=create_demo_agent())
+    return Starlette(routes=[*ic.slack_routes(), *ic.metrics_routes(), agent])
 
 
 app = rx.App(

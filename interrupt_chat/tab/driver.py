@@ -23,7 +23,7 @@ from ..agui import AgentSession
 from ..agui.events import DELTA_TYPES
 from ..agui.session import STOPPED
 from ..model.views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
-from ..workers import load, presence, runs, sync
+from ..workers import load, presence, runs, sync, traces
 from ..workers.load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
 from ..workers.proxy_reads import behind, tab_token
 from . import answers, hooks, live, paging, pausing, persistence, routing, streaming, trail
@@ -211,6 +211,7 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
         await sync.live(owner, session, origin)  # the owner's other tabs that show this thread
 
     throttle, shown_state = _Throttle(_to_tab(push, origin, owner, session), session.read_at), session.transcript.state
+    span = traces.run_started(session)  # OpenTelemetry: interrupt_chat.run (a no-op without an SDK)
     try:
         async for event in events:
             moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
@@ -219,6 +220,7 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
+        traces.run_ended(span, session)  # and a span per request it surfaced
         call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
     resuming = by_rule is not None and by_rule.events is not None
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)

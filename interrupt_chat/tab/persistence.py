@@ -41,7 +41,7 @@ from ..store.threads_db import (
     ThreadSummary,
     default_db_url,
 )
-from ..workers import runs, sync
+from ..workers import runs, sync, traces
 from ..workers.proxy_reads import tab_token
 from . import hooks, identity
 
@@ -236,8 +236,7 @@ async def db_read(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 async def _call(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any], *, write: bool) -> T:
-    outage = _outage
-    outage.check()
+    (outage := _outage).check()  # the outage of the database this call began with
     try:
         result = await pools.run(fn, *args, write=write, **kwargs)
     except ThreadDBError as exc:
@@ -537,6 +536,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
                           audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail,
                           tool=audit.about.get("tool", ""), decider=ACTOR.get())
+            traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
             await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
