@@ -22,14 +22,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
-from reflex.utils.format import to_snake_case
 
 from ..agui import AgentSession, Pending, is_expired
 from ..model.people import ANONYMOUS
 from ..model.requests import about
 from ..store import pools
 from ..store.branches import BranchWrite
-from ..store.moves import move_owner
 from ..store.outage import Outage
 from ..store.threads_db import (
     DB_URL_ENV,
@@ -176,48 +174,14 @@ async def owner_of(chat: ChatLike) -> str:
     if not owner:
         return ""
     key = f"{owner}|{chat.get_full_name()}"
+    from . import adoption  # (it reads the database through this module)
+
     legacy = identity.legacy_of(chat) if browser else ""
-    if legacy and (old := f"{legacy}|{chat.get_full_name()}") not in _adopted:
-        await _adopt(old, key)
-    if chat.__class__.legacy_names and key not in _moved:
-        await _move_legacy(chat, str(owner), key)
+    if legacy and (old := f"{legacy}|{chat.get_full_name()}") not in adoption.adopted_keys:
+        await adoption.adopt(old, key)
+    if chat.__class__.legacy_names and key not in adoption.moved_keys:
+        await adoption.move_legacy(chat, str(owner), key)
     return key
-
-
-async def _adopt(old: str, key: str) -> None:
-    """A browser that still had the readable id of earlier versions: its threads move to its new identity."""
-    db = database()
-    if db is None:
-        return
-    try:
-        moved = await db_call(move_owner, db, old, key)
-    except ThreadDBError:  # tried again on the socket's next load
-        return
-    _adopted.add(old)
-    if moved:
-        log.info("identity: %d thread(s) moved from a browser's old readable id to its new identity", moved)
-
-
-_moved: set[str] = set()  # owner keys whose threads under the chat's legacy names were moved (this process)
-_adopted: set[str] = set()  # pre-identity owner keys whose threads moved to a browser's identity (this process)
-
-
-async def _move_legacy(chat: ChatLike, owner: str, key: str) -> None:
-    """Once per owner key and process: threads stored under the chat's name before 0017 move to its name now."""
-    db = database()
-    if db is None:
-        return
-    cls = chat.__class__
-    parent, module = cls.get_full_name().rsplit(".", 1)[0], cls.__module__.replace(".", "___")
-    try:
-        for legacy in cls.legacy_names:
-            old = f"{owner}|{parent}.{to_snake_case(f'{module}___{legacy}')}"
-            moved = await db_call(move_owner, db, old, key)
-            if moved:
-                log.info("thread database: %d thread(s) moved to the chat's new name (%s)", moved, cls.identity)
-    except ThreadDBError:  # logged once per outage (db_call); tried again on the next use
-        return
-    _moved.add(key)
 
 
 async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -236,7 +200,8 @@ async def db_read(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 async def _call(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any], *, write: bool) -> T:
-    (outage := _outage).check()  # the outage of the database this call began with
+    outage = _outage
+    outage.check()
     try:
         result = await pools.run(fn, *args, write=write, **kwargs)
     except ThreadDBError as exc:

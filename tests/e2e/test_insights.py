@@ -62,3 +62,43 @@ def test_another_person_sees_none_of_them(chat: Chat, browser):
         expect(theirs).to_have_attribute("data-p50-ms", "0")
     finally:
         other.close()
+
+
+def test_metrics_and_the_audit_export_count_the_decisions_and_name_nobody(chat: Chat, thread_db_url: str, tmp_path):
+    import subprocess
+    import sys
+    import urllib.request
+
+    import reflex as rx
+
+    from interrupt_chat.demo.agent.interrupts import DELETE_ARGS
+    from interrupt_chat.tab.identity import COOKIE
+
+    chat.interrupt("approval")
+    chat.card().get_by_test_id("interrupt-approve").click()
+    chat.wait("idle")
+    [cookie] = [c["value"] for c in chat.page.context.cookies() if c["name"] == COOKIE]
+    identity = [cookie, *[part for part in cookie.split(".") if len(part) >= 16]]
+    with urllib.request.urlopen(rx.config.get_config().api_url.rstrip("/") + "/metrics", timeout=30) as answer:
+        assert answer.status == 200 and answer.headers["Content-Type"].startswith("text/plain")
+        body = answer.read().decode()
+    for family in ("interrupt_chat_pending", "interrupt_chat_decisions_total", "interrupt_chat_decision_seconds",
+                   "interrupt_chat_runs_active"):
+        assert f"\n{family}" in body or body.startswith(family), family
+    resolved = [line for line in body.splitlines()
+                if line.startswith('interrupt_chat_decisions_total{action="resolved",by="person"}')]
+    assert resolved and float(resolved[0].rsplit(" ", 1)[1]) >= 1
+    export = tmp_path / "audit.jsonl"
+    made = subprocess.run([sys.executable, "-m", "interrupt_chat", "audit", "export", "--out", str(export),
+                           "--db", thread_db_url], capture_output=True, text=True, timeout=120, check=False)
+    assert made.returncode == 0, made
+    checked = subprocess.run([sys.executable, "-m", "interrupt_chat", "audit", "verify", "--file", str(export)],
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert checked.returncode == 0 and checked.stdout.startswith("OK "), checked
+    written = export.read_text()
+    assert str(DELETE_ARGS["path"]) not in body, "an argument value in a metric"
+    for key in identity:  # the export may hold answers (an edited call's arguments): never an identity
+        assert key not in body and key not in written, "an identity leaked"
+    whole = subprocess.run([sys.executable, "-m", "interrupt_chat", "audit", "verify", "--db", thread_db_url],
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert whole.returncode == 0 and whole.stdout.strip() == checked.stdout.strip(), whole

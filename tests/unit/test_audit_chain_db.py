@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from sqlalchemy import text
 
 from interrupt_chat.model import chain
@@ -124,7 +126,7 @@ def test_two_processes_appending_at_once_keep_one_chain(db_url):
         with database._engine.begin() as conn:
             owners = conn.execute(text("SELECT owner FROM interrupt_chat_decisions ORDER BY id")).scalars().all()
         assert sorted(set(owners)) == ["alice|chat", "bob|chat"]
-        switches = sum(1 for a, b in zip(owners, owners[1:], strict=False) if a != b)
+        switches = sum(1 for a, b in itertools.pairwise(owners) if a != b)
         assert switches > 1  # they did interleave: the lock, not luck, kept the chain whole
     finally:
         database.close()

@@ -14,7 +14,7 @@ import interrupt_chat as ic
 from interrupt_chat.assembly.registry import legacy_class_name
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.schema import decisions_table, messages_table, threads_table
-from interrupt_chat.tab import persistence
+from interrupt_chat.tab import adoption
 from interrupt_chat.tab.page_check import PageCheck
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
@@ -98,7 +98,7 @@ async def test_threads_stored_under_the_old_url_named_state_move_to_the_new_name
         for table in (threads_table, messages_table, decisions_table):
             conn.execute(table.update().where(table.c.owner == new_key).values(owner=old_key))
     assert database.threads(new_key) == []
-    persistence._moved.discard(new_key)
+    adoption.moved_keys.discard(new_key)
     upgraded = await Tab(chat_cls, store).load()  # a restarted backend, a returning browser
     assert [row["id"] for row in upgraded.chat.threads] == [thread_id]
     assert [s.thread_id for s in database.threads(new_key)] == [thread_id] and database.threads(old_key) == []
