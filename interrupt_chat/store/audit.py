@@ -67,7 +67,7 @@ def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interru
         raise ValueError(f"unknown decider {by!r} (expected one of {', '.join(DECIDED_BY)})")
     masked = mask_secrets(payload, schema)
     at = db._stamp()
-    public = db.public_name(owner) if db.public_name is not None and owner else ""
+    public = store_chain.public_of(db, owner)  # before the transaction: naming may read the server secret
     with db._transaction("record the decision", write=True) as conn:
         t = threads_table
         since = _aware(conn.execute(select(t.c.pending_since).where(

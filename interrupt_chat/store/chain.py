@@ -19,9 +19,9 @@ from sqlalchemy.engine import Connection
 
 from ..model import chain
 from .rows import _aware
-from .schema import decisions_table
+from .schema import audit_head_table, decisions_table
 
-__all__ = ["CHAIN_LOCK_KEY", "append", "append_event", "line_of", "lines", "rechain", "verify"]
+__all__ = ["CHAIN_LOCK_KEY", "append", "append_event", "line_of", "lines", "public_of", "rechain", "verify"]
 
 CHAIN_LOCK_KEY = 0x1C7DC  # pg_advisory_xact_lock key of the audit chain
 _BATCH = 2000
@@ -42,35 +42,51 @@ def _lock(conn: Connection) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CHAIN_LOCK_KEY})
 
 
-def _head(conn: Connection, before: int | None = None) -> str:
-    d = decisions_table
-    query = select(d.c.hash).where(d.c.hash.is_not(None))
-    if before is not None:
-        query = query.where(d.c.id < before)
-    found = conn.execute(query.order_by(d.c.id.desc()).limit(1)).scalar()
-    return str(found) if found else chain.GENESIS
+def _head(conn: Connection) -> tuple[int, str]:
+    """The recorded head (entries, hash); a chain without one (nothing appended yet) is at its start."""
+    found = conn.execute(select(audit_head_table.c.entries, audit_head_table.c.hash)
+                         .where(audit_head_table.c.id == 1)).first()
+    return (int(found.entries), str(found.hash)) if found else (0, chain.GENESIS)
+
+
+def _set_head(conn: Connection, entries: int, last_id: int, digest: str) -> None:
+    h = audit_head_table
+    if not conn.execute(h.update().where(h.c.id == 1).values(entries=entries, last_id=last_id, hash=digest)).rowcount:
+        conn.execute(h.insert().values(id=1, entries=entries, last_id=last_id, hash=digest))
 
 
 def append(conn: Connection, values: dict[str, Any]) -> int:
-    """Inside a write transaction: insert a decision row as the chain's next entry; its id."""
+    """Inside a write transaction: insert a decision row as the chain's next entry; its id.
+
+    The previous hash is the recorded head's, not the last row's: an entry appended after rows were
+    deleted from the end names the hash of what was deleted, so the deletion shows.
+    """
     d = decisions_table
     _lock(conn)
-    previous = _head(conn)
+    entries, previous = _head(conn)
     key = conn.execute(d.insert().values(**values, prev_hash=previous)).inserted_primary_key
     row_id = int(key[0]) if key else 0
     row = conn.execute(select(d).where(d.c.id == row_id)).one()
-    conn.execute(d.update().where(d.c.id == row_id).values(hash=chain.entry_hash(previous, line_of(row))))
+    digest = chain.entry_hash(previous, line_of(row))
+    conn.execute(d.update().where(d.c.id == row_id).values(hash=digest))
+    _set_head(conn, entries + 1, row_id, digest)
     return row_id
 
 
-def append_event(conn: Connection, db: Any, owner: str, action: str, detail: dict[str, Any], thread_id: str = "",
-                 by: str = "person", public: str | None = None) -> int:
+def public_of(db: Any, owner: str) -> str:
+    """How the audit names ``owner`` (``db.public_name``, set by the app; "" without it).
+
+    Called before the write transaction opens: naming may read the server secret from the database.
+    """
+    return db.public_name(owner) if db.public_name is not None and owner else ""
+
+
+def append_event(conn: Connection, db: Any, owner: str, public: str, action: str, detail: dict[str, Any],
+                 thread_id: str = "", by: str = "person") -> int:
     """Inside a write transaction: chain an event that decides nothing (a rule made or revoked, a delegation).
 
-    ``public``: how the owner is named (default: ``db.public_name`` of the owner key).
+    ``public``: how the owner is named (:func:`public_of`, read before the transaction).
     """
-    if public is None:
-        public = db.public_name(owner) if db.public_name is not None and owner else ""
     return append(conn, {"owner": owner, "thread_id": thread_id, "run_id": None, "interrupt_id": "", "reason": None,
                          "action": action, "payload": None, "at": db._stamp(), "decided_by": by, "detail": detail,
                          "owner_public": public, "decider": public, "tool": str(detail.get("tool") or ""),
@@ -93,7 +109,7 @@ def rechain(conn: Connection) -> int:
     """Inside the schema's migration: chain every row not chained yet, in id order, once; how many."""
     d = decisions_table
     _lock(conn)
-    count, previous = 0, chain.GENESIS
+    count, entries, last, previous = 0, 0, 0, chain.GENESIS
     for line in list(lines(conn)):
         if line["hash"] is None:
             line["prev_hash"] = previous
@@ -102,10 +118,39 @@ def rechain(conn: Connection) -> int:
             previous, count = digest, count + 1
         else:
             previous = line["hash"]
+        entries, last = entries + 1, line["id"]
+    if entries:
+        _set_head(conn, entries, last, previous)
     return count
 
 
 def verify(db: Any) -> chain.Verified | chain.Broken:
-    """The database's chain, walked whole (``audit verify``)."""
+    """The database's chain, walked whole (``audit verify``), then held against its recorded head.
+
+    A walk alone cannot see entries deleted from the end (what is left is a valid chain); the head,
+    written with every entry, can: the first missing entry is named.
+    """
+    walked: list[int] = []
+
+    def tracked(conn: Connection) -> Iterator[dict[str, Any]]:
+        for line in lines(conn):
+            walked[:] = [line["id"]]
+            yield line
+
     with db._transaction("read the audit chain") as conn:
-        return chain.verify(lines(conn))
+        found = chain.verify(tracked(conn))
+        head = conn.execute(select(audit_head_table).where(audit_head_table.c.id == 1)).first()
+    if isinstance(found, chain.Broken):
+        return found
+    if head is None:
+        if not found.count:
+            return found
+        return chain.Broken(walked[0], found.count - 1, "the chain's recorded head is missing")
+    if (found.count, found.head) == (int(head.entries), str(head.hash)):
+        return found
+    if found.count < int(head.entries):
+        gone = int(head.last_id) if int(head.entries) - found.count == 1 else (walked[0] + 1 if walked else 1)
+        return chain.Broken(gone, found.count, f"the chain ends before its recorded head (entry {head.last_id}, "
+                                               f"{head.entries} entries): entries were removed from its end")
+    return chain.Broken(walked[0] if walked else head.last_id, found.count - 1,
+                        "the chain does not end at its recorded head: the head or the last entries were changed")

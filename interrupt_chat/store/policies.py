@@ -57,7 +57,7 @@ def add(db: ThreadDB, owner: str, tool: str, scope: str, effect: str, thread_id:
         raise ValueError(f"not a rule: tool={tool!r} scope={scope!r} effect={effect!r} thread={thread_id!r}")
     when = check(conditions or {})
     thread_id = thread_id if scope == "thread" else ""
-    t, now = policies_table, datetime.now(UTC)
+    t, now, public = policies_table, datetime.now(UTC), chain.public_of(db, owner)
     with db._transaction("make a rule", write=True) as conn:
         same = [row.id for row in conn.execute(select(t.c.id, t.c.conditions).where(
             (t.c.owner == owner) & (t.c.tool == tool) & (t.c.scope == scope) & (t.c.thread_id == thread_id)
@@ -65,13 +65,14 @@ def add(db: ThreadDB, owner: str, tool: str, scope: str, effect: str, thread_id:
         if same:
             conn.execute(t.update().where(t.c.id.in_(same)).values(revoked_at=now))
             for old in same:
-                chain.append_event(conn, db, owner, "rule-revoked", {"policyId": old, "tool": tool, "replaced": True})
+                chain.append_event(conn, db, owner, public, "rule-revoked",
+                                   {"policyId": old, "tool": tool, "replaced": True})
         key = conn.execute(t.insert().values(owner=owner, tool=tool, scope=scope, effect=effect, thread_id=thread_id,
                                              created_at=now, conditions=when or None, expires_at=expires_at,
                                              schema_hash=schema_hash or None)).inserted_primary_key
         rule = Rule(int(key[0]) if key else 0, tool, scope, effect, thread_id, now, conditions=when,
                     expires_at=expires_at, schema_hash=schema_hash)
-        chain.append_event(conn, db, owner, "rule-made", {
+        chain.append_event(conn, db, owner, public, "rule-made", {
             "policyId": rule.id, "tool": tool, "scope": scope, "effect": effect, "conditions": when,
             "expiresAt": expires_at.isoformat() if expires_at else None}, thread_id)
     return rule
@@ -93,14 +94,14 @@ def rules(db: ThreadDB, owner: str, thread_id: str | None = None) -> list[Rule]:
 
 def revoke(db: ThreadDB, owner: str, rule_id: int) -> bool:
     """Revoke one of ``owner``'s rules; False when it is not theirs or was revoked already."""
-    t = policies_table
+    t, public = policies_table, chain.public_of(db, owner)
     with db._transaction("revoke a rule", write=True) as conn:
         tool = conn.execute(select(t.c.tool).where((t.c.owner == owner) & (t.c.id == rule_id)
                                                    & t.c.revoked_at.is_(None))).scalar()
         if tool is None:
             return False
         conn.execute(t.update().where(t.c.id == rule_id).values(revoked_at=datetime.now(UTC)))
-        chain.append_event(conn, db, owner, "rule-revoked", {"policyId": rule_id, "tool": tool})
+        chain.append_event(conn, db, owner, public, "rule-revoked", {"policyId": rule_id, "tool": tool})
     return True
 
 

@@ -251,8 +251,8 @@ def set_delegation(db: ThreadDB, person: str, delegate: str, until: datetime) ->
     with db._transaction("set a delegation", write=True) as conn:
         conn.execute(delete(d).where(d.c.person == person))
         conn.execute(d.insert().values(person=person, delegate=delegate, until=until, set_at=datetime.now(UTC)))
-        chain.append_event(conn, db, person, "delegated", {"delegate": delegate, "until": until.isoformat()},
-                           public=person)  # a person of the app's login: named by their id
+        chain.append_event(conn, db, person, person, "delegated",  # a person of the app's login: named by id
+                           {"delegate": delegate, "until": until.isoformat()})
     return Delegation(person, delegate, until)
 
 
@@ -262,7 +262,7 @@ def clear_delegation(db: ThreadDB, person: str) -> bool:
     with db._transaction("clear a delegation", write=True) as conn:
         if not conn.execute(delete(d).where(d.c.person == person)).rowcount:
             return False
-        chain.append_event(conn, db, person, "delegation-ended", {}, public=person)
+        chain.append_event(conn, db, person, person, "delegation-ended", {})
     return True
 
 

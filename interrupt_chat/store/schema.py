@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Column, DateTime, Index, Integer, LargeBinary, MetaData, String, Table, Text
 
-__all__ = ["assignees_table", "branches_table", "channel_prefs_table", "decisions_table", "delegations_table",
+__all__ = ["assignees_table", "audit_head_table", "branches_table", "channel_prefs_table", "decisions_table",
+           "delegations_table",
            "feedback_table", "files_table", "link_uses_table", "messages_table", "metadata", "outbox_table",
            "pauses_table", "policies_table", "requests_table", "schema_version_table", "secrets_table",
            "slack_messages_table", "threads_table", "tombstones_table"]
@@ -97,6 +98,14 @@ decisions_table = Table(
     Index("interrupt_chat_decisions_tools", "tool", "action", "decided_by", "at"),
     Index("interrupt_chat_decisions_waits", "waited_ms", "at", "action"),  # /insights: a percentile's bin
     Index("interrupt_chat_decisions_decider", "decider", "at"),
+)
+
+audit_head_table = Table(  # the chain's head, written with each entry: a deletion at the end shows (schema 6)
+    "interrupt_chat_audit_head", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),  # always 1
+    Column("entries", Integer, nullable=False),
+    Column("last_id", Integer, nullable=False),
+    Column("hash", String(64), nullable=False),
 )
 
 tombstones_table = Table(

@@ -17,6 +17,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from ..model import chain
 from ..store import chain as store_chain
 from ..store.threads_db import DB_URL_ENV, ThreadDB, ThreadDBError, default_db_url
@@ -33,6 +36,18 @@ def _url(given: str | None) -> str:
     import reflex as rx  # the app's rxconfig.py, read from the working directory as `reflex run` does
 
     return default_db_url(getattr(rx.config.get_config(), "db_url", None))
+
+
+def _missing_file(url: str) -> str:
+    """A SQLite file that does not exist (opening it would make an empty database, and an empty chain)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return ""
+    name = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:" or name.startswith("file:"):
+        return ""
+    return "" if Path(name).exists() else name
 
 
 def _file_lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -72,8 +87,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = _parser().parse_args(argv)
     if args.verb == "verify" and args.file is not None:
         return _say(chain.verify(_file_lines(args.file)), out)
+    url = _url(args.db)
+    missing = _missing_file(url)
+    if missing:
+        print(f"error: no database at {missing}", file=sys.stderr)
+        return 2
     try:
-        db = ThreadDB(_url(args.db))
+        db = ThreadDB(url)
         try:
             if args.verb == "verify":
                 return _say(store_chain.verify(db), out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import urllib.request
 
 from playwright.sync_api import Browser, Page
 
@@ -54,3 +55,13 @@ def test_two_workers_deciding_at_once_keep_one_chain(page: Page, browser: Browse
     said = subprocess.run([sys.executable, "-m", "interrupt_chat", "audit", "verify", "--db", url],
                           capture_output=True, text=True, timeout=120, check=False)
     assert (said.returncode, said.stdout.strip()) == (0, f"OK {stored} entries"), said
+    totals = {_decided(scale_app.url) for _ in range(8)}  # each scrape lands on either worker
+    assert len(totals) == 1 and totals.pop() >= 2 * ROUNDS, totals  # read from the database: the same on both
+
+
+def _decided(url: str) -> float:
+    """The sum of ``interrupt_chat_decisions_total`` one scrape of ``/metrics`` reports."""
+    with urllib.request.urlopen(url + "/metrics", timeout=30) as answer:
+        body = answer.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in body.splitlines()
+               if line.startswith("interrupt_chat_decisions_total{"))

@@ -130,3 +130,30 @@ def test_two_processes_appending_at_once_keep_one_chain(db_url):
         assert switches > 1  # they did interleave: the lock, not luck, kept the chain whole
     finally:
         database.close()
+
+
+def test_entries_deleted_from_the_end_or_reordered_break_the_chain_too(database):
+    first, second, third = _three(database)
+    with database._engine.begin() as conn:
+        conn.execute(text("DELETE FROM interrupt_chat_decisions WHERE id = :id"), {"id": third})
+    found = store_chain.verify(database)  # what is left is a valid chain: the recorded head tells
+    assert isinstance(found, chain.Broken) and found.entry_id == third, found
+    database.record_decision("alice|chat", "t1", "r1", "i9", "tool_call", "resolved")  # appending does not hide it
+    found = store_chain.verify(database)
+    assert isinstance(found, chain.Broken), found
+    with database._engine.begin() as conn:  # a swap of two entries' places
+        conn.execute(text("UPDATE interrupt_chat_decisions SET id = -1 WHERE id = :id"), {"id": first})
+        conn.execute(text("UPDATE interrupt_chat_decisions SET id = :a WHERE id = :b"), {"a": first, "b": second})
+        conn.execute(text("UPDATE interrupt_chat_decisions SET id = :b WHERE id = -1"), {"b": second})
+    found = store_chain.verify(database)
+    assert isinstance(found, chain.Broken) and found.entry_id == first, found
+
+
+def test_a_missing_database_file_is_an_error_not_an_empty_chain(tmp_path):
+    import io
+
+    from interrupt_chat.workers import audit_cli
+
+    said = io.StringIO()
+    assert audit_cli.main(["audit", "verify", "--db", f"sqlite:///{tmp_path / 'nowhere.db'}"], said) == 2
+    assert not (tmp_path / "nowhere.db").exists()
