@@ -426,7 +426,8 @@ def test_schema_creation_is_idempotent(db_url):
 def test_a_schema_1_database_gains_who_decided_and_keeps_its_audit_trail(db_url):
     old = ThreadDB(db_url)
     old.record_decision("alice", "t1", "r1", "i1", "tool_call", "resolved", {"approved": True})
-    with old.engine.begin() as conn:  # what 0.1.0 created: no decided_by, version 1
+    with old.engine.begin() as conn:  # what 0.1.0 created: no decided_by (nor the index of schema 6 on it), version 1
+        conn.execute(text("DROP INDEX interrupt_chat_decisions_tools"))
         conn.execute(text("ALTER TABLE interrupt_chat_decisions DROP COLUMN decided_by"))
         conn.execute(schema_version_table.update().values(version=1))
     old.close()
