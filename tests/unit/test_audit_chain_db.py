@@ -100,7 +100,7 @@ import sys, time
 from pathlib import Path
 from interrupt_chat.store import policies
 from interrupt_chat.store.threads_db import ThreadDB
-db = ThreadDB(sys.argv[1])
+db = ThreadDB(sys.argv[1], busy_timeout=120)  # SQLite's busy handler is not fair: a loaded machine waits long
 db.ensure_schema()
 ready = Path(sys.argv[4])
 (ready / sys.argv[2]).touch()
