@@ -32,7 +32,8 @@ CHAIN_ONLY = ("rule-made", "rule-revoked", "delegated", "delegation-ended")  # i
 
 def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
            reason: str | None, action: str, payload: Any = None, schema: Any = None, by: str = "person",
-           detail: dict[str, Any] | None = None, *, tool: str = "", decider: str = "") -> DecisionRecord:
+           detail: dict[str, Any] | None = None, *, tool: str = "", decider: str = "",
+           waited_ms: int | None = None) -> DecisionRecord:
     """Append what was decided about one interrupt to the audit trail.
 
     Args:
@@ -49,6 +50,8 @@ def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interru
         detail: what more to say of it (a policy's answer: the tool, the rule, the tool call).
         tool: the tool the request was about ("" when none): what ``/insights`` groups by.
         decider: who decided when not the owner, by their public name (an assignee, a delegate).
+        waited_ms: how long the request waited, when the caller read it (a tab reads it at the claim);
+            else it is read here.
 
     The owner is stored by their public name too (``db.public_name``, set by the app: an ``owner=`` id
     or an HMAC), and the time the request waited (from the thread's ``pending_since``, read in the
@@ -69,10 +72,11 @@ def record(db: ThreadDB, owner: str, thread_id: str, run_id: str | None, interru
     at = db._stamp()
     public = store_chain.public_of(db, owner)  # before the transaction: naming may read the server secret
     with db._transaction("record the decision", write=True) as conn:
-        t = threads_table
-        since = _aware(conn.execute(select(t.c.pending_since).where(
-            (t.c.owner == owner) & (t.c.thread_id == thread_id))).scalar()) if thread_id else None
-        waited = max(0, int((at - since).total_seconds() * 1000)) if since else 0 if by == "policy" else None
+        t, waited = threads_table, waited_ms
+        if waited is None:
+            since = _aware(conn.execute(select(t.c.pending_since).where(
+                (t.c.owner == owner) & (t.c.thread_id == thread_id))).scalar()) if thread_id else None
+            waited = max(0, int((at - since).total_seconds() * 1000)) if since else 0 if by == "policy" else None
         key = store_chain.append(conn, {  # the chain's next entry (store/chain.py)
             "owner": owner, "thread_id": thread_id, "run_id": run_id, "interrupt_id": interrupt_id or "",
             "reason": reason, "action": action, "payload": masked, "at": at, "decided_by": by, "detail": detail,

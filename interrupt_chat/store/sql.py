@@ -103,7 +103,8 @@ _W_MESSAGES = ((messages_table.c.owner == bindparam("w_owner"))
                & (messages_table.c.thread_id == bindparam("w_thread")))
 # built once: a statement built per call is compiled (or its cache key computed from its literals) per call
 _SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta).where(_W_THREAD)
-_SELECT_HEAD = select(threads_table.c.revision, threads_table.c.meta, threads_table.c.updated_at).where(_W_THREAD)
+_SELECT_HEAD = select(threads_table.c.revision, threads_table.c.meta, threads_table.c.updated_at,
+                      threads_table.c.pending_since).where(_W_THREAD)
 _SELECT_TOMBSTONE = select(tombstones_table.c.thread_id).where(
     (tombstones_table.c.owner == bindparam("w_owner")) & (tombstones_table.c.thread_id == bindparam("w_thread")))
 _INSERT_THREAD = threads_table.insert()

@@ -465,7 +465,8 @@ class ThreadDB:
             if row is None:
                 return ThreadHead(0, _tombstoned(conn, where))
         meta = row.meta if isinstance(row.meta, dict) else {}
-        return ThreadHead(row.revision, False, bool(meta.get("inFlight")), _aware(row.updated_at))
+        return ThreadHead(row.revision, False, bool(meta.get("inFlight")), _aware(row.updated_at),
+                          _aware(row.pending_since))
 
     def threads(self, owner: str, search: str | None = None) -> list[ThreadSummary]:
         """``owner``'s threads, newest (last saved) first.
@@ -553,7 +554,7 @@ class ThreadDB:
     def record_decision(self, owner: str, thread_id: str, run_id: str | None, interrupt_id: str | None,
                         reason: str | None, action: str, payload: Any = None, schema: Any = None,
                         by: str = "person", detail: dict[str, Any] | None = None, *, tool: str = "",
-                        decider: str = "") -> DecisionRecord:
+                        decider: str = "", waited_ms: int | None = None) -> DecisionRecord:
         """Append what was decided about one interrupt to the audit trail (:func:`.store.audit.record`).
 
         Raises:
@@ -561,7 +562,7 @@ class ThreadDB:
             ThreadDBError: the database failed.
         """
         return store_audit.record(self, owner, thread_id, run_id, interrupt_id, reason, action, payload, schema,
-                                  by, detail, tool=tool, decider=decider)
+                                  by, detail, tool=tool, decider=decider, waited_ms=waited_ms)
 
     def decisions(self, owner: str, thread_id: str | None = None) -> list[DecisionRecord]:
         """``owner``'s audit trail (one thread's, when given), oldest first (:func:`.store.audit.decisions`)."""

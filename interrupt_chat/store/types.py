@@ -43,12 +43,14 @@ class ThreadHead:
         deleted: it was deleted (a tombstone; ``revision`` is then 0).
         in_flight: a run was claimed on it and has not been saved as ended.
         updated_at: its last save (aware, UTC); None when there is no such thread.
+        pending_since: since when it waits for the person (aware, UTC); None when it does not.
     """
 
     revision: int
     deleted: bool
     in_flight: bool = False
     updated_at: datetime | None = None
+    pending_since: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ interrupt has its answer, :mod:`.driver` runs the resume.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import AsyncGenerator, Callable
@@ -138,6 +139,8 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
             return None
         for audit in outcome.audits if gate.detail else ():
             audit.detail = {**(audit.detail or {}), **gate.detail}
+        for audit in outcome.audits if fresh.pending_since else ():  # written after the resume leaves: read now
+            audit.waited_ms = persistence.waited_ms(fresh.pending_since)
         halting = session.halting
         if gate.halt:
             session.halt(gate.halt)  # the denial limit: the run this answer resumes stops as it starts
@@ -192,7 +195,26 @@ async def decide(chat: ChatLike, session: AgentSession, verb: str, payload: Any,
 
 
 async def conclude(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outcome: Outcome) -> None:
-    """After the lock: write the audit entries (the thread was written in the lock), then drive the resume."""
+    """After the lock: drive the resume; the audit entries, notices and trail follow its request.
+
+    The answer and the run's claim were written in the lock (the database decides which tab resumes),
+    so nothing else need come before the request leaves: the audit entries (their wait was read at
+    the claim), the other tabs' notice, the notifications and this tab's trail are written once the
+    agent answered it (docs/decisions/0028). Without a resume they are written at once.
+    """
+    if outcome.events is None:
+        await _written(state, chat_cls, outcome)
+        return
+    after: list[asyncio.Future[None]] = []
+    try:
+        await driver.drive(state, chat_cls, session, outcome.events, outcome.owner,
+                           started=lambda: after.append(asyncio.ensure_future(_written(state, chat_cls, outcome))))
+    finally:
+        await (after[0] if after else _written(state, chat_cls, outcome))  # (a run that never started: now)
+
+
+async def _written(state: StateLike, chat_cls: type[ChatLike], outcome: Outcome) -> None:
+    """Write the audit entries (the thread was written in the lock), tell the other tabs, show the trail."""
     notice = await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))
     if notice or outcome.audits:
         async with state:
@@ -200,8 +222,6 @@ async def conclude(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
             chat.notice = notice or chat.notice
             chat.decisions = await trail.decision_rows(chat)
     outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
-    if outcome.events is not None:
-        await driver.drive(state, chat_cls, session, outcome.events)
 
 
 def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:

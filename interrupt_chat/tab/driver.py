@@ -178,19 +178,25 @@ def _assign(state: StateLike, name: str, value: Any) -> None:
 
 
 async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSession,
-                events: AsyncGenerator[BaseEvent, None], owner: str | None = None) -> None:
+                events: AsyncGenerator[BaseEvent, None], owner: str | None = None, *,
+                started: Callable[[], None] | None = None) -> None:
     """Stream a run into the view, then surface its pending set (S3), save the thread, count down.
 
     The thread was claimed for the run (:func:`interrupt_chat.tab.persistence.commit`, ``in_flight``);
     the run is registered until its end is saved, so no other process reads the claim as orphaned.
-    ``owner``: the run's owner key (a run that goes on, S30); else the tab's when the run starts. The run
-    stays that person's: when the tab changes person meanwhile, it is saved as theirs and shown nowhere.
+    ``owner``: the run's owner key (a run that goes on, S30, or a resume: the answer's); else the tab's
+    when the run starts. The run stays that person's: when the tab changes person meanwhile, it is saved
+    as theirs and shown nowhere. ``started``: called once the agent answered the request (its first
+    event), before that event is shown: what may follow the request goes then (docs/decisions/0028).
     """
-    async with state:
-        chat = await routing.chat_of(state, chat_cls)
-        owner = chat._owner_key if owner is None else owner  # the run's, whatever comes
-        key = (owner, session.thread_id) if owner else persistence.run_key(chat, session.thread_id)
-        origin = tab_token(chat)
+    if owner:  # a resume's: no lock before the request (the tab's token is the socket's, read without it)
+        key, origin = (owner, session.thread_id), tab_token(state)
+    else:
+        async with state:
+            chat = await routing.chat_of(state, chat_cls)
+            owner = chat._owner_key  # the run's, whatever comes
+            key = (owner, session.thread_id) if owner else persistence.run_key(chat, session.thread_id)
+            origin = tab_token(chat)
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.workers.runs)
     outbox = streaming.Outbox(session.thread_id)
 
@@ -214,6 +220,9 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
     span = traces.run_started(session)  # OpenTelemetry: interrupt_chat.run (a no-op without an SDK)
     try:
         async for event in events:
+            if started is not None:
+                told, started = started, None
+                told()
             moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
             shown_state = session.transcript.state
             await throttle.event(event, moved, session.read_ahead)

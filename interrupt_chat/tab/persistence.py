@@ -265,6 +265,7 @@ class Fresh:
     replaced: bool = False
     deleted: bool = False
     busy: bool = False  # a run that this process does not drive holds the thread (another tab, another worker)
+    pending_since: datetime | None = None  # since when the stored thread waits for the person
 
 
 async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
@@ -291,14 +292,15 @@ async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
         chat._sessions = {k: v for k, v in chat._sessions.items() if k != thread_id}
         return Fresh(deleted=True)
     if head.revision == 0 or head.revision == mine.revision:  # never stored, or current
-        return Fresh(busy=head.in_flight and await _claimed(chat, thread_id, head.updated_at))
+        return Fresh(busy=head.in_flight and await _claimed(chat, thread_id, head.updated_at),
+                     pending_since=head.pending_since)
     stored = await _read(chat, thread_id)
     if stored is None:
         return Fresh()
     carry_answers(mine, stored.session)
     stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
     chat._sessions = {**chat._sessions, thread_id: stored.session}
-    return Fresh(replaced=True, busy=stored.in_flight)
+    return Fresh(replaced=True, busy=stored.in_flight, pending_since=head.pending_since)
 
 
 async def reload(chat: ChatLike, thread_id: str) -> AgentSession | None:
@@ -479,6 +481,7 @@ class Audit:
     by: str = "person"  # person | bulk | policy | link | expiry
     detail: dict[str, Any] | None = None  # a policy's answer: {tool, rule, policyId, toolCallId}
     about: dict[str, str] = field(default_factory=dict)  # its message, tool, tool call (requests.about; not stored)
+    waited_ms: int | None = None  # from the request surfacing to the answer (read at the claim; None: read later)
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
@@ -500,7 +503,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
         for audit in audits or []:
             await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
                           audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail,
-                          tool=audit.about.get("tool", ""), decider=ACTOR.get())
+                          tool=audit.about.get("tool", ""), decider=ACTOR.get(), waited_ms=audit.waited_ms)
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
             await db_call(_save_extending, db, owner, session, in_flight)
@@ -536,6 +539,11 @@ def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: 
                 raise
             session.revision = stored.revision
     raise ThreadConflict(f"thread {session.thread_id:.80} kept changing")
+
+
+def waited_ms(since: datetime | None) -> int | None:
+    """Milliseconds from ``since`` (a thread's ``pending_since``) to now; None when unknown."""
+    return max(0, int((datetime.now(UTC) - since).total_seconds() * 1000)) if since is not None else None
 
 
 def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
