@@ -479,6 +479,8 @@ class Phase:
     cpu: dict[str, float] = field(default_factory=dict)
     load_result: dict[str, Any] = field(default_factory=dict)
     profile: list[str] = field(default_factory=list)
+    trace: dict[str, list[float]] = field(default_factory=dict)  # --trace: step of the click path -> ms per round
+    loop_lag: list[float] = field(default_factory=list)  # --trace: the worker's loop lag (ms) during the clicks
 
 
 LATENCIES = [
@@ -642,19 +644,47 @@ def run_phase(args: argparse.Namespace, app: str, pages: tuple[Any, Any], load: 
 
 
 @contextlib.contextmanager
-def _app(name: str, cwd: Path, agent_url: str, logs: Path) -> Iterator[tuple[str, int]]:
-    """The demo site of the tree at ``cwd`` in production mode, one worker, a fresh SQLite database."""
-    from benchmarks.browser_stream import reflex_prod
+def _app(name: str, cwd: Path, agent_url: str, logs: Path, trace: Path | None) -> Iterator[tuple[str, int]]:
+    """The demo site of the tree at ``cwd`` in production mode, one worker, a fresh SQLite database.
+
+    As ``browser_stream.reflex_prod`` (one loopback port, the page's origin as the API URL), with a web
+    directory of its own per app (kept between runs: a warm build) and, for ``trace``, the tracing
+    ``sitecustomize`` on the path.
+    """
+    from benchmarks.browser_stream import _free_port, _get, _process
 
     folder = Path(tempfile.mkdtemp(prefix=f"ic-decide-{name}-"))
-    env = {"INTERRUPT_CHAT_AGENT_URL": agent_url, "INTERRUPT_CHAT_DB_URL": f"sqlite:///{folder / 'threads.db'}",
-           "GRANIAN_WORKERS": "1", "REFLEX_WEB_WORKDIR": str(Path(tempfile.gettempdir()) / f"ic-decide-web-{name}"),
-           "REFLEX_STATES_WORKDIR": str(folder / "states")}
-    for key in ("REFLEX_REDIS_URL", "INTERRUPT_CHAT_POLICY_FILE"):
-        os.environ.pop(key, None)
+    port = _free_port()
+    origin = f"http://127.0.0.1:{port}"
+    paths = [str(cwd)]
+    if trace is not None:
+        site = folder / "trace-site"
+        site.mkdir()
+        (site / "sitecustomize.py").write_text(TRACE_SITE)
+        paths.insert(0, str(site))
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("REFLEX_REDIS_URL", "INTERRUPT_CHAT_POLICY_FILE", "DECIDE_TRACE")}
+    env.update({"INTERRUPT_CHAT_AGENT_URL": agent_url, "INTERRUPT_CHAT_DB_URL": f"sqlite:///{folder / 'threads.db'}",
+                "GRANIAN_WORKERS": "1", "REFLEX_STATES_WORKDIR": str(folder / "states"),
+                "REFLEX_WEB_WORKDIR": str(Path(tempfile.gettempdir()) / f"ic-decide-web-{name}"),
+                "REFLEX_FRONTEND_PORT": str(port), "REFLEX_BACKEND_PORT": str(port), "REFLEX_API_URL": origin,
+                "REFLEX_DEPLOY_URL": origin, "PYTHONPATH": os.pathsep.join(paths),
+                "REFLEX_TELEMETRY_ENABLED": "false"})
+    if trace is not None:
+        env["DECIDE_TRACE"] = str(trace)
+    reflex = str(Path(sys.executable).with_name("reflex"))
     try:
-        with reflex_prod(name, cwd, env, logs, wait=900) as server:
-            yield server
+        with _process([reflex, "run", "--env", "prod", "--backend-host", "127.0.0.1"], cwd, env,
+                      logs / f"{name}.log") as server:
+            deadline = time.monotonic() + 900
+            while True:
+                with contextlib.suppress(OSError):
+                    if b"pong" in _get(origin + "/ping", 2):
+                        break
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{name} did not start: see {logs / f'{name}.log'}")
+                time.sleep(1)
+            yield origin, server.pid
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -663,17 +693,199 @@ def measure_app(args: argparse.Namespace, browser: Any, name: str, cwd: Path, ag
                 proxy: tuple[str, Path], logs: Path) -> list[Phase]:
     """The idle phase and the loaded one for the app at ``cwd``."""
     phases = []
-    with _app(name.replace(" ", "-"), cwd, proxy[0], logs) as (url, pgid):
+    trace = logs / f"trace-{name.replace(' ', '-')}.jsonl" if args.trace else None
+    if trace is not None:
+        trace.unlink(missing_ok=True)
+    with _app(name.replace(" ", "-"), cwd, proxy[0], logs, trace) as (url, pgid):
         worker = _worker(pgid)
         print(f"{name}: {url}, worker pid {worker.pid if worker else '?'}", flush=True)
         groups = {"worker": [worker] if worker else [], "agent": [psutil.Process(agent[0].pid)]}
         context, a, b = open_tabs(browser, url)
         for load in ([0] if args.idle_only or args.load == 0 else [0, args.load]):
             phase = run_phase(args, name, (a, b), load, url, agent, proxy[1], logs, groups)
+            if trace is not None:
+                phase.trace, phase.loop_lag = trace_steps(phase.rounds, trace, _proxied(proxy[1]),
+                                                          _get_json(f"{agent[1]}/timings"))
             phases.append(phase)
             print_phase(phase)
         context.close()
     return phases
+
+
+# -- --trace: where a click waits, stamped inside the worker ------------------------------------------
+# A sitecustomize module on the app's PYTHONPATH (the package is not changed): once
+# interrupt_chat.tab.answers is imported, it wraps the click path's steps with time stamps that
+# are kept only inside a click's task (a context variable set by answers.answer), and samples the
+# event loop's lag (a 5 ms timer's lateness). One JSON line per click in DECIDE_TRACE's file.
+
+TRACE_SITE = """
+import asyncio, collections, contextvars, functools, importlib, importlib.abc, importlib.util, inspect, json, os
+import sys, time
+
+_PATH = os.environ.get("DECIDE_TRACE", "")
+_CLICK = contextvars.ContextVar("decide_click", default=None)
+_WS = {}
+_LAG = collections.deque(maxlen=100_000)
+_STARTED = []
+
+
+async def _lag():
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(0.005)
+        _LAG.append((time.time(), loop.time() - before - 0.005))
+
+
+def _wrap(fn, label):
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def timed(*args, **kwargs):
+            marks = _CLICK.get()
+            if marks is None:
+                return await fn(*args, **kwargs)
+            marks.append((label, ">", time.time()))
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                marks.append((label, "<", time.time()))
+        return timed
+
+    @functools.wraps(fn)
+    def plain(*args, **kwargs):
+        marks = _CLICK.get()
+        if marks is None:
+            return fn(*args, **kwargs)
+        marks.append((label, ">", time.time()))
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            marks.append((label, "<", time.time()))
+    return plain
+
+
+def _install():
+    answers = sys.modules["interrupt_chat.tab.answers"]
+    import interrupt_chat.tab.claims as claims
+    import interrupt_chat.tab.driver as driver
+    import interrupt_chat.tab.persistence as persistence
+    import interrupt_chat.tab.routing as routing
+    import interrupt_chat.tab.trail as trail
+    import interrupt_chat.workers.runs as runs
+    from interrupt_chat.agui.aiohttp_transport import AiohttpTransport
+    from reflex.app import EventNamespace
+
+    for module, name in ((driver, "ready"), (answers, "record"), (persistence, "refresh"), (claims, "claim"),
+                         (answers, "decide"), (driver, "publish"), (routing, "route"), (answers, "conclude"),
+                         (persistence, "write"), (trail, "decision_rows"), (routing, "chat_of"), (driver, "drive"),
+                         (runs, "add")):
+        setattr(module, name, _wrap(getattr(module, name), name))
+    AiohttpTransport.handle_async_request = _wrap(AiohttpTransport.handle_async_request, "post")
+    _install_on_event(EventNamespace)
+    answer = answers.answer
+
+    async def traced_answer(config, verb, payload, interrupt_id, *args, **kwargs):
+        marks = [("ws", ">", _WS.pop(str(interrupt_id), 0.0)), ("answer", ">", time.time())]
+        token = _CLICK.set(marks)
+        try:
+            return await answer(config, verb, payload, interrupt_id, *args, **kwargs)
+        finally:
+            marks.append(("answer", "<", time.time()))
+            _CLICK.reset(token)
+            start = marks[0][2] or marks[1][2]
+            post = next((t for label, edge, t in marks if label == "post" and edge == ">"), time.time())
+            lags = [lag for t, lag in list(_LAG) if start - 0.005 <= t <= post + 0.005]
+            with open(_PATH, "a") as out:
+                out.write(json.dumps({"id": interrupt_id, "marks": marks, "lag_ms": [round(x * 1000, 2) for x in lags]})
+                          + "\\n")
+
+    answers.answer = traced_answer
+
+
+def _install_on_event(EventNamespace):
+    on_event = EventNamespace.on_event
+
+    async def traced_on_event(self, sid, data):
+        if not _STARTED:
+            _STARTED.append(asyncio.ensure_future(_lag()))
+        if isinstance(data, dict) and str(data.get("name", "")).endswith(".resolve"):
+            payload = data.get("payload") or {}
+            _WS[str(payload.get("interrupt_id"))] = time.time()
+        return await on_event(self, sid, data)
+
+    EventNamespace.on_event = traced_on_event
+
+
+class _After(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "interrupt_chat.tab.answers":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _install()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if _PATH:
+    sys.meta_path.insert(0, _After())
+"""
+
+TRACE_STEPS = [
+    ("click → the worker reads the event (on_event)", ("click", ">"), ("ws", ">")),
+    ("Reflex: event queue → the handler runs", ("ws", ">"), ("answer", ">")),
+    ("the tab's state lock (async with)", ("answer", ">"), ("ready", ">")),
+    ("driver.ready", ("ready", ">"), ("ready", "<")),
+    ("record: refresh (head read)", ("refresh", ">"), ("refresh", "<")),
+    ("record: the rest of the claim (decide, conditional write)", ("refresh", "<"), ("record", "<")),
+    ("publish + route", ("record", "<"), ("route", "<")),
+    ("leaving the lock (state saved, delta pushed)", ("route", "<"), ("conclude", ">")),
+    ("audit write", ("write", ">"), ("write", "<")),
+    ("decision rows (lock, read)", ("write", "<"), ("decision_rows", "<")),
+    ("drive: lock, runs.add, the run's first step", ("drive", ">"), ("post", ">")),
+    ("the POST: connect and write (→ proxy)", ("post", ">"), ("proxy", ">")),
+    ("proxy → the agent has read it", ("proxy", ">"), ("agent", ">")),
+    ("total: click → POST leaves", ("click", ">"), ("proxy", ">")),
+]
+
+
+def trace_steps(rounds: list[Round], path: Path, proxied: list[dict[str, Any]],
+                runs: list[dict[str, Any]]) -> tuple[dict[str, list[float]], list[float]]:
+    """Per step of the click path, its duration (ms) in each traced round; and the loop lag samples (ms)."""
+    traced = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            with contextlib.suppress(ValueError):
+                item = json.loads(line)
+                traced[str(item["id"])] = item
+    left = {i: p["first"] for p in proxied for i in p["ids"]}
+    received = {i: r["received"] for r in runs if r["resume"] for i in r["ids"]}
+    steps: dict[str, list[float]] = {label: [] for label, _, _ in TRACE_STEPS}
+    lags: list[float] = []
+    for r in rounds:
+        item = traced.get(r.interrupt_id)
+        if item is None:
+            continue
+        marks: dict[tuple[str, str], list[float]] = {("click", ">"): [r.click / 1000]}
+        for label, edge, t in item["marks"]:
+            if t:
+                marks.setdefault((label, edge), []).append(t)
+        if r.interrupt_id in left:
+            marks[("proxy", ">")] = [left[r.interrupt_id]]
+        if r.interrupt_id in received:
+            marks[("agent", ">")] = [received[r.interrupt_id]]
+        for label, start, end in TRACE_STEPS:
+            begun = marks.get(start, [None])[0]
+            ended = next((t for t in sorted(marks.get(end, [])) if begun is not None and t >= begun), None)
+            if begun is not None and ended is not None:
+                steps[label].append((ended - begun) * 1000)
+        lags += item["lag_ms"]
+    return steps, lags
 
 
 # -- report ----------------------------------------------------------------------------------------
@@ -697,6 +909,14 @@ def print_phase(phase: Phase) -> None:
         print(f"  load chats: {r.get('ready')} ready, {r.get('turns_done')} turns done, {r.get('errors')} errors, "
               f"{r.get('leaks')} leaks; their delta lag p50 / p95 {r.get('lag_ms', {}).get('p50', float('nan')):.0f} / "
               f"{r.get('lag_ms', {}).get('p95', float('nan')):.0f} ms ({r.get('deltas')} deltas)")
+    if phase.trace:
+        print("  where a click waits (--trace; ms p50 / p95 / max):")
+        for label, values in phase.trace.items():
+            p50, p95, top = _stats(values)
+            print(f"    {label:<58} {p50:7.1f} / {p95:6.1f} / {top:6.1f}  (n={len(values)})")
+        p50, p95, top = _stats(phase.loop_lag)
+        print(f"    the worker's event loop lag during the clicks (a 5 ms timer's lateness): {p50:.1f} / {p95:.1f} / "
+              f"{top:.1f} ms over {len(phase.loop_lag)} samples")
     if phase.profile:
         print("  backend worker profile (py-spy) over the rounds:")
         print("\n".join("    " + line for line in phase.profile))
@@ -748,6 +968,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--connect-rate", type=float, default=40.0, help="load chats connected per second")
     parser.add_argument("--agent-delay", type=float, default=0.03, help="the demo agent's pause before each delta")
     parser.add_argument("--py-spy", dest="py_spy", metavar="PATH", help="sample the worker over the loaded rounds")
+    parser.add_argument("--trace", action="store_true",
+                        help="stamp the click path's steps inside the worker (a sitecustomize on the app's path)")
     parser.add_argument("--json", type=Path, help="also write every round's latencies here")
     parser.add_argument("--serve-proxy", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--proxy-log", type=Path, help=argparse.SUPPRESS)
@@ -794,7 +1016,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nhost: {psutil.cpu_count()} cores; total {time.time() - started:.0f} s; logs in {logs}")
     if args.json:
         args.json.write_text(json.dumps([{"app": p.app, "load": p.load, "latencies_ms": p.lat, "cpu_cores": p.cpu,
-                                          "load_result": p.load_result, "rounds": [r.__dict__ for r in p.rounds]}
+                                          "load_result": p.load_result, "rounds": [r.__dict__ for r in p.rounds],
+                                          "trace_ms": p.trace, "loop_lag_ms": p.loop_lag}
                                          for p in phases], indent=1))
     return None
 
