@@ -535,7 +535,13 @@ def open_tabs(browser: Any, url: str) -> tuple[Any, Any, Any]:
     if _current_thread(a) != _current_thread(b):
         raise RuntimeError(f"the tabs show different threads: {_current_thread(a)} / {_current_thread(b)}")
     shown = [p.evaluate("() => [document.visibilityState, document.hasFocus()]") for p in (a, b)]
-    print(f"  tabs: one thread {_current_thread(a)}; visibility and focus {shown}", flush=True)
+    before = time.time() * 1000
+    page_clock = a.evaluate("() => [performance.timeOrigin + performance.now(), Date.now()]")
+    after = time.time() * 1000
+    middle = (before + after) / 2
+    print(f"  tabs: one thread {_current_thread(a)}; visibility and focus {shown}; the page's clock - this "
+          f"process's: {page_clock[0] - middle:+.1f} ms (Date.now: {page_clock[1] - middle:+.1f}; the call took "
+          f"{after - before:.1f} ms)", flush=True)
     return context, a, b
 
 
@@ -690,7 +696,7 @@ def _app(name: str, cwd: Path, agent_url: str, logs: Path, trace: Path | None) -
 
 
 def measure_app(args: argparse.Namespace, browser: Any, name: str, cwd: Path, agent: tuple[Any, str],
-                proxy: tuple[str, Path], logs: Path) -> list[Phase]:
+                proxy: tuple[str, Path, Any], logs: Path) -> list[Phase]:
     """The idle phase and the loaded one for the app at ``cwd``."""
     phases = []
     trace = logs / f"trace-{name.replace(' ', '-')}.jsonl" if args.trace else None
@@ -698,8 +704,8 @@ def measure_app(args: argparse.Namespace, browser: Any, name: str, cwd: Path, ag
         trace.unlink(missing_ok=True)
     with _app(name.replace(" ", "-"), cwd, proxy[0], logs, trace) as (url, pgid):
         worker = _worker(pgid)
-        print(f"{name}: {url}, worker pid {worker.pid if worker else '?'}", flush=True)
-        groups = {"worker": [worker] if worker else [], "agent": [psutil.Process(agent[0].pid)]}
+        print(f"{name}: {url}, worker pid {worker.pid}", flush=True)
+        groups = {"worker": [worker], "agent": [psutil.Process(agent[0].pid)], "proxy": [psutil.Process(proxy[2].pid)]}
         context, a, b = open_tabs(browser, url)
         for load in ([0] if args.idle_only or args.load == 0 else [0, args.load]):
             phase = run_phase(args, name, (a, b), load, url, agent, proxy[1], logs, groups)
@@ -1001,9 +1007,9 @@ def main(argv: list[str] | None = None) -> None:
             "--serve-agent", "--agent-delay", str(args.agent_delay), "--deltas", str(args.deltas),
             "--rate", str(args.rate)], logs))
         agent = (agent_proc, f"http://127.0.0.1:{agent_port}")
-        _, proxy_port = stack.enter_context(_child("proxy", ["--serve-proxy", str(agent_port), "--proxy-log",
-                                                             str(proxy_log)], logs))
-        proxy = (f"http://127.0.0.1:{proxy_port}/", proxy_log)
+        proxy_proc, proxy_port = stack.enter_context(_child("proxy", ["--serve-proxy", str(agent_port),
+                                                                      "--proxy-log", str(proxy_log)], logs))
+        proxy = (f"http://127.0.0.1:{proxy_port}/", proxy_log, proxy_proc)
         trees = [("this tree", ROOT)]
         if args.baseline:
             trees.append(("baseline", stack.enter_context(checkout(args.baseline))))
