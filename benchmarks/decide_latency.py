@@ -729,7 +729,8 @@ import asyncio, collections, contextvars, functools, importlib, importlib.abc, i
 import sys, time
 
 _PATH = os.environ.get("DECIDE_TRACE", "")
-_CLICK = contextvars.ContextVar("decide_click", default=None)
+_CLICK = contextvars.ContextVar("decide_click", default=None)  # a click's task: its marks
+_ASK = contextvars.ContextVar("decide_ask", default=None)  # a run that ended asking: its marks, until its end is done
 _WS = {}
 _LAG = collections.deque(maxlen=100_000)
 _STARTED = []
@@ -743,30 +744,41 @@ async def _lag():
         _LAG.append((time.time(), loop.time() - before - 0.005))
 
 
+def _lags(start, end):
+    return [round(lag * 1000, 2) for t, lag in list(_LAG) if start - 0.005 <= t <= end + 0.005]
+
+
+def _write(item):
+    with open(_PATH, "a") as out:
+        out.write(json.dumps(item) + "\\n")
+
+
+def _stamp(label, edge):
+    now = time.time()
+    for var in (_CLICK, _ASK):
+        traced = var.get()
+        if traced is not None:
+            traced["marks"].append((label, edge, now))
+
+
 def _wrap(fn, label):
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def timed(*args, **kwargs):
-            marks = _CLICK.get()
-            if marks is None:
-                return await fn(*args, **kwargs)
-            marks.append((label, ">", time.time()))
+            _stamp(label, ">")
             try:
                 return await fn(*args, **kwargs)
             finally:
-                marks.append((label, "<", time.time()))
+                _stamp(label, "<")
         return timed
 
     @functools.wraps(fn)
     def plain(*args, **kwargs):
-        marks = _CLICK.get()
-        if marks is None:
-            return fn(*args, **kwargs)
-        marks.append((label, ">", time.time()))
+        _stamp(label, ">")
         try:
             return fn(*args, **kwargs)
         finally:
-            marks.append((label, "<", time.time()))
+            _stamp(label, "<")
     return plain
 
 
@@ -778,34 +790,61 @@ def _install():
     import interrupt_chat.tab.routing as routing
     import interrupt_chat.tab.trail as trail
     import interrupt_chat.workers.runs as runs
+    import interrupt_chat.workers.sync as sync
     from interrupt_chat.agui.aiohttp_transport import AiohttpTransport
     from reflex.app import EventNamespace
 
     for module, name in ((driver, "ready"), (answers, "record"), (persistence, "refresh"), (claims, "claim"),
                          (answers, "decide"), (driver, "publish"), (routing, "route"), (answers, "conclude"),
                          (persistence, "write"), (trail, "decision_rows"), (routing, "chat_of"), (driver, "drive"),
-                         (runs, "add")):
+                         (runs, "add"), (runs, "remove"), (driver, "_surface"), (driver, "_save_end"),
+                         (driver, "_emit"), (sync, "deliver"), (persistence, "summaries")):
         setattr(module, name, _wrap(getattr(module, name), name))
     AiohttpTransport.handle_async_request = _wrap(AiohttpTransport.handle_async_request, "post")
+    driver._Throttle.close = _wrap(driver._Throttle.close, "close")
     _install_on_event(EventNamespace)
     answer = answers.answer
 
     async def traced_answer(config, verb, payload, interrupt_id, *args, **kwargs):
-        marks = [("ws", ">", _WS.pop(str(interrupt_id), 0.0)), ("answer", ">", time.time())]
-        token = _CLICK.set(marks)
+        traced = {"kind": "click", "id": interrupt_id,
+                  "marks": [("ws", ">", _WS.pop(str(interrupt_id), 0.0)), ("answer", ">", time.time())]}
+        token = _CLICK.set(traced)
         try:
             return await answer(config, verb, payload, interrupt_id, *args, **kwargs)
         finally:
-            marks.append(("answer", "<", time.time()))
+            traced["marks"].append(("answer", "<", time.time()))
             _CLICK.reset(token)
-            start = marks[0][2] or marks[1][2]
+            marks = traced["marks"]
             post = next((t for label, edge, t in marks if label == "post" and edge == ">"), time.time())
-            lags = [lag for t, lag in list(_LAG) if start - 0.005 <= t <= post + 0.005]
-            with open(_PATH, "a") as out:
-                out.write(json.dumps({"id": interrupt_id, "marks": marks, "lag_ms": [round(x * 1000, 2) for x in lags]})
-                          + "\\n")
+            traced["lag_ms"] = _lags(marks[0][2] or marks[1][2], post)
+            _write(traced)
 
     answers.answer = traced_answer
+    event = driver._Throttle.event
+
+    async def traced_event(self, item, *args, **kwargs):
+        outcome = getattr(item, "outcome", None)
+        if outcome is not None and getattr(outcome, "type", "") == "interrupt":
+            _ASK.set({"kind": "ask", "ids": [i.id for i in outcome.interrupts], "marks": [("seen", ">", time.time())]})
+        return await event(self, item, *args, **kwargs)
+
+    driver._Throttle.event = traced_event
+    end = driver._end
+
+    async def traced_end(*args, **kwargs):
+        traced = _ASK.get()
+        if traced is None:
+            return await end(*args, **kwargs)
+        traced["marks"].append(("end", ">", time.time()))
+        try:
+            return await end(*args, **kwargs)
+        finally:
+            traced["marks"].append(("end", "<", time.time()))
+            _ASK.set(None)
+            traced["lag_ms"] = _lags(traced["marks"][0][2], time.time())
+            _write(traced)
+
+    driver._end = traced_end
 
 
 def _install_on_event(EventNamespace):
@@ -842,7 +881,7 @@ if _PATH:
     sys.meta_path.insert(0, _After())
 """
 
-TRACE_STEPS = [
+TRACE_STEPS: list[tuple[str, tuple[str, ...], tuple[str, str]]] = [
     ("click → the worker reads the event (on_event)", ("click", ">"), ("ws", ">")),
     ("Reflex: event queue → the handler runs", ("ws", ">"), ("answer", ">")),
     ("the tab's state lock (async with)", ("answer", ">"), ("ready", ">")),
@@ -859,40 +898,72 @@ TRACE_STEPS = [
     ("total: click → POST leaves", ("click", ">"), ("proxy", ">")),
 ]
 
+ASK_STEPS: list[tuple[str, tuple[str, ...], tuple[str, str]]] = [
+    ("agent sends RUN_FINISHED → the driver has it (read, parse)", ("asked", ">"), ("seen", ">")),
+    ("the throttle's last pushes (close)", ("seen", ">"), ("close", "<")),
+    ("→ _surface starts", ("close", "<"), ("_surface", ">")),
+    ("_surface: rules, lock, the card streamed and routed", ("_surface", ">"), ("_surface", "<")),
+    ("  of which the card's push (_emit)", ("_emit", ">", "_surface"), ("_emit", "<")),
+    ("pushed → card in the asking tab (wire, browser)", ("_surface", "<"), ("card_a", ">")),
+    ("save the end (write, runs.remove, waiting)", ("_save_end", ">"), ("_save_end", "<")),
+    ("  of which: up to the sync notice (deliver)", ("_save_end", ">"), ("deliver", ">")),
+    ("the notice → card in the second tab (follow, push, browser)", ("deliver", ">"), ("card_b", ">")),
+    ("the rest of _end (thread list: summaries, lock)", ("_save_end", "<"), ("end", "<")),
+    ("total: agent asks → card in the second tab", ("asked", ">"), ("card_b", ">")),
+]
+
+
+def _steps(steps: list[tuple[str, tuple[str, ...], tuple[str, str]]], marks: dict[tuple[str, str], list[float]],
+           out: dict[str, list[float]]) -> None:
+    """Each step's duration (ms): from its start mark's first time to the first end mark at or after it.
+
+    A start given with a third name counts only from that step's start on.
+    """
+    for label, start, end in steps:
+        anchor = min(marks.get((start[2], ">"), []), default=0.0) if len(start) > 2 else 0.0
+        begun = min((t for t in marks.get(start[:2], []) if t >= anchor), default=None)
+        ended = next((t for t in sorted(marks.get(end, [])) if begun is not None and t >= begun), None)
+        if begun is not None and ended is not None:
+            out.setdefault(label, []).append((ended - begun) * 1000)
+
 
 def trace_steps(rounds: list[Round], path: Path, proxied: list[dict[str, Any]],
                 runs: list[dict[str, Any]]) -> tuple[dict[str, list[float]], list[float]]:
-    """Per step of the click path, its duration (ms) in each traced round; and the loop lag samples (ms)."""
-    traced = {}
+    """Per step of the click path and of the surface path, its duration (ms) in each traced round.
+
+    And the worker's loop lag samples (ms) during them.
+    """
+    clicks, asks = {}, {}
     if path.exists():
         for line in path.read_text().splitlines():
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, KeyError):
                 item = json.loads(line)
-                traced[str(item["id"])] = item
+                if item["kind"] == "click":
+                    clicks[str(item["id"])] = item
+                else:
+                    for interrupt_id in item["ids"]:
+                        asks[interrupt_id] = item
     left = {i: p["first"] for p in proxied for i in p["ids"]}
     received = {i: r["received"] for r in runs if r["resume"] for i in r["ids"]}
-    steps: dict[str, list[float]] = {label: [] for label, _, _ in TRACE_STEPS}
+    asked = {i: r["finished"] for r in runs for i in r.get("asked", [])}
+    steps: dict[str, list[float]] = {}
     lags: list[float] = []
     for r in rounds:
-        item = traced.get(r.interrupt_id)
-        if item is None:
-            continue
-        marks: dict[tuple[str, str], list[float]] = {("click", ">"): [r.click / 1000]}
-        for label, edge, t in item["marks"]:
-            if t:
-                marks.setdefault((label, edge), []).append(t)
-        if r.interrupt_id in left:
-            marks[("proxy", ">")] = [left[r.interrupt_id]]
-        if r.interrupt_id in received:
-            marks[("agent", ">")] = [received[r.interrupt_id]]
-        for label, start, end in TRACE_STEPS:
-            begun = marks.get(start, [None])[0]
-            ended = next((t for t in sorted(marks.get(end, [])) if begun is not None and t >= begun), None)
-            if begun is not None and ended is not None:
-                steps[label].append((ended - begun) * 1000)
-        lags += item["lag_ms"]
+        for item, labels in ((clicks.get(r.interrupt_id), TRACE_STEPS), (asks.get(r.interrupt_id), ASK_STEPS)):
+            if item is None:
+                continue
+            marks: dict[tuple[str, str], list[float]] = {("click", ">"): [r.click / 1000],
+                                                         ("card_a", ">"): [r.card_a / 1000],
+                                                         ("card_b", ">"): [r.card_b / 1000]}
+            for label, edge, t in item["marks"]:
+                if t:
+                    marks.setdefault((label, edge), []).append(t)
+            for key, found in ((("proxy", ">"), left), (("agent", ">"), received), (("asked", ">"), asked)):
+                if r.interrupt_id in found:
+                    marks[key] = [found[r.interrupt_id]]
+            _steps(labels, marks, steps)
+            lags += item.get("lag_ms", [])
     return steps, lags
-
 
 # -- report ----------------------------------------------------------------------------------------
 
@@ -916,10 +987,11 @@ def print_phase(phase: Phase) -> None:
               f"{r.get('leaks')} leaks; their delta lag p50 / p95 {r.get('lag_ms', {}).get('p50', float('nan')):.0f} / "
               f"{r.get('lag_ms', {}).get('p95', float('nan')):.0f} ms ({r.get('deltas')} deltas)")
     if phase.trace:
-        print("  where a click waits (--trace; ms p50 / p95 / max):")
-        for label, values in phase.trace.items():
-            p50, p95, top = _stats(values)
-            print(f"    {label:<58} {p50:7.1f} / {p95:6.1f} / {top:6.1f}  (n={len(values)})")
+        for title, steps in (("where a click waits", TRACE_STEPS), ("where a card waits", ASK_STEPS)):
+            print(f"  {title} (--trace; ms p50 / p95 / max):")
+            for label, _, _ in steps:
+                p50, p95, top = _stats(phase.trace.get(label, []))
+                print(f"    {label:<62} {p50:7.1f} / {p95:6.1f} / {top:6.1f}  (n={len(phase.trace.get(label, []))})")
         p50, p95, top = _stats(phase.loop_lag)
         print(f"    the worker's event loop lag during the clicks (a 5 ms timer's lateness): {p50:.1f} / {p95:.1f} / "
               f"{top:.1f} ms over {len(phase.loop_lag)} samples")
