@@ -637,8 +637,8 @@ def run_phase(args: argparse.Namespace, app: str, pages: tuple[Any, Any], load: 
         for n in range(args.rounds):
             phase.rounds.append(one_round(a, b))
             r = phase.rounds[-1]
-            print(f"  {app}, load {load}: round {n + 1}: card {r.card_a - r.click:.0f}, follow-up "
-                  f"{r.follow_a - r.click:.0f} ms after the click", flush=True)
+            print(f"  {app}, load {load}: round {n + 1}: the second tab's card {r.card_b - r.card_a:+.0f} ms after the "
+                  f"first's; the follow-up {r.follow_a - r.click:.0f} ms after the click", flush=True)
         stop_profilers(profilers)
         report = cpu_report(before, CpuSnapshot.take(groups))
         phase.cpu = {name: g["total"] for name, g in report["groups"].items()}
@@ -719,8 +719,8 @@ def measure_app(args: argparse.Namespace, browser: Any, name: str, cwd: Path, ag
 
 
 # -- --trace: where a click waits, stamped inside the worker ------------------------------------------
-# A sitecustomize module on the app's PYTHONPATH (the package is not changed): once
-# interrupt_chat.tab.answers is imported, it wraps the click path's steps with time stamps that
+# A sitecustomize module on the app's PYTHONPATH (the package is not changed): once the demo
+# site's app module is imported, it wraps the click path's steps with time stamps that
 # are kept only inside a click's task (a context variable set by answers.answer), and samples the
 # event loop's lag (a 5 ms timer's lateness). One JSON line per click in DECIDE_TRACE's file.
 
@@ -783,7 +783,7 @@ def _wrap(fn, label):
 
 
 def _install():
-    answers = sys.modules["interrupt_chat.tab.answers"]
+    import interrupt_chat.tab.answers as answers
     import interrupt_chat.tab.claims as claims
     import interrupt_chat.tab.driver as driver
     import interrupt_chat.tab.persistence as persistence
@@ -863,7 +863,7 @@ def _install_on_event(EventNamespace):
 
 class _After(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "interrupt_chat.tab.answers":
+        if name != "interrupt_chat.interrupt_chat":  # the demo site's app module: the whole package is loaded
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
