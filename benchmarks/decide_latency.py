@@ -896,6 +896,10 @@ TRACE_STEPS: list[tuple[str, tuple[str, ...], tuple[str, str]]] = [
     ("the POST: connect and write (→ proxy)", ("post", ">"), ("proxy", ">")),
     ("proxy → the agent has read it", ("proxy", ">"), ("agent", ">")),
     ("total: click → POST leaves", ("click", ">"), ("proxy", ">")),
+    ("the agent: received → its first text delta sent (its pause)", ("agent", ">"), ("agent_text", ">")),
+    ("first delta sent → pushed to the asking tab (read, throttle)", ("agent_text", ">"), ("_emit", "<")),
+    ("pushed → the follow-up in the asking tab (wire, browser)", ("_emit", "<", "agent_text"), ("follow_a", ">")),
+    ("the asking tab → the second tab (live rows, every 0.3 s)", ("follow_a", ">"), ("follow_b", ">")),
 ]
 
 ASK_STEPS: list[tuple[str, tuple[str, ...], tuple[str, str]]] = [
@@ -945,6 +949,7 @@ def trace_steps(rounds: list[Round], path: Path, proxied: list[dict[str, Any]],
                         asks[interrupt_id] = item
     left = {i: p["first"] for p in proxied for i in p["ids"]}
     received = {i: r["received"] for r in runs if r["resume"] for i in r["ids"]}
+    first_text = {i: r["first_text"] for r in runs if r["resume"] and "first_text" in r for i in r["ids"]}
     asked = {i: r["finished"] for r in runs for i in r.get("asked", [])}
     steps: dict[str, list[float]] = {}
     lags: list[float] = []
@@ -954,11 +959,14 @@ def trace_steps(rounds: list[Round], path: Path, proxied: list[dict[str, Any]],
                 continue
             marks: dict[tuple[str, str], list[float]] = {("click", ">"): [r.click / 1000],
                                                          ("card_a", ">"): [r.card_a / 1000],
-                                                         ("card_b", ">"): [r.card_b / 1000]}
+                                                         ("card_b", ">"): [r.card_b / 1000],
+                                                         ("follow_a", ">"): [r.follow_a / 1000],
+                                                         ("follow_b", ">"): [r.follow_b / 1000]}
             for label, edge, t in item["marks"]:
                 if t:
                     marks.setdefault((label, edge), []).append(t)
-            for key, found in ((("proxy", ">"), left), (("agent", ">"), received), (("asked", ">"), asked)):
+            for key, found in ((("proxy", ">"), left), (("agent", ">"), received), (("asked", ">"), asked),
+                               (("agent_text", ">"), first_text)):
                 if r.interrupt_id in found:
                     marks[key] = [found[r.interrupt_id]]
             _steps(labels, marks, steps)
