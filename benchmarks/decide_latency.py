@@ -1009,6 +1009,25 @@ def print_phase(phase: Phase) -> None:
     sys.stdout.flush()
 
 
+# issue 45's goals, p95 in ms: (latency, loaded?, target)
+GOALS = [("click_agent", False, 50.0), ("click_agent", True, 250.0), ("ask_card_a", False, 100.0),
+         ("ask_card_a", True, 100.0), ("ask_card_b", False, 300.0), ("ask_card_b", True, 300.0),
+         ("click_follow_a", False, 150.0)]
+
+
+def goals(phases: list[Phase]) -> None:
+    """This tree's p95s against issue 45's goals."""
+    labels = dict(LATENCIES)
+    print("\nissue 45's goals, this tree (p95):")
+    for key, loaded, target in GOALS:
+        for phase in phases:
+            if phase.app == "this tree" and bool(phase.load) == loaded and phase.lat.get(key):
+                p95 = _stats(phase.lat[key])[1]
+                where = f"beside {phase.load} chats" if loaded else "idle"
+                print(f"  {labels[key]:<50} {where:<18} {p95:6.0f} ms, goal ≤ {target:.0f}: "
+                      f"{'met' if p95 <= target else 'NOT MET'}")
+
+
 def report(phases: list[Phase], baseline: str) -> None:
     """The table of every app and condition, and this tree's ratios to the baseline."""
     conditions = sorted({p.load for p in phases})
@@ -1099,6 +1118,7 @@ def main(argv: list[str] | None = None) -> None:
             phases += measure_app(args, browser, name, cwd, agent, proxy, logs)
         browser.close()
     report(phases, args.baseline)
+    goals(phases)
     print(f"\nhost: {psutil.cpu_count()} cores; total {time.time() - started:.0f} s; logs in {logs}")
     if args.json:
         args.json.write_text(json.dumps([{"app": p.app, "load": p.load, "latencies_ms": p.lat, "cpu_cores": p.cpu,
