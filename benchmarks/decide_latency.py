@@ -1035,7 +1035,7 @@ def report(phases: list[Phase], baseline: str) -> None:
     cell = {(p.app, p.load): p for p in phases}
     head = "".join(f"{f'{app}, ' + ('idle' if not load else f'{load} chats'):>24}"
                    for app in apps for load in conditions)
-    print(f"\nms, p50 / p95 / max{head}")
+    print(f"\n{'ms, p50 / p95 / max':<50}{head}")
     for key, label in LATENCIES:
         line = f"{label:<50}"
         for app in apps:
