@@ -189,14 +189,7 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
     as theirs and shown nowhere. ``started``: called once the agent answered the request (its first
     event), before that event is shown: what may follow the request goes then (docs/decisions/0028).
     """
-    if owner:  # a resume's: no lock before the request (the tab's token is the socket's, read without it)
-        key, origin = (owner, session.thread_id), tab_token(state)
-    else:
-        async with state:
-            chat = await routing.chat_of(state, chat_cls)
-            owner = chat._owner_key  # the run's, whatever comes
-            key = (owner, session.thread_id) if owner else persistence.run_key(chat, session.thread_id)
-            origin = tab_token(chat)
+    owner, key, origin = await _run_of(state, chat_cls, session, owner)
     await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.workers.runs)
     outbox = streaming.Outbox(session.thread_id)
 
@@ -261,6 +254,21 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
             chat._summaries = summaries
             list_threads(chat)
     return call, by_rule, notice
+
+
+async def _run_of(state: StateLike, chat_cls: type[ChatLike], session: AgentSession,
+                  owner: str | None) -> tuple[str, runs.Key, str]:
+    """The run's owner, its key in the run registry and the tab it started in.
+
+    A resume names its owner: no lock before its request (the tab's token is the socket's, read without it).
+    """
+    if owner:
+        return owner, (owner, session.thread_id), tab_token(state)
+    async with state:
+        chat = await routing.chat_of(state, chat_cls)
+        owner = chat._owner_key  # the run's, whatever comes
+        key = (owner, session.thread_id) if owner else persistence.run_key(chat, session.thread_id)
+        return owner, key, tab_token(chat)
 
 
 def _to_tab(push: Callable[[bool, bool], Awaitable[None]], origin: str, owner: str,
