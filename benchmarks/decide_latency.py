@@ -36,7 +36,7 @@ the agent's own "received → first delta".
 
 Run it alone (the backend, the agent, the load clients and Chromium share the machine's cores):
 
-    .venv/bin/python -m benchmarks.decide_latency --load 300       # ~10 min: 20 rounds idle, 20 beside 300 chats, x2 apps
+    .venv/bin/python -m benchmarks.decide_latency --load 300    # ~10 min: 20 rounds idle, 20 beside 300 chats; 2 apps
     .venv/bin/python -m benchmarks.decide_latency --baseline ''    # ~1 min: this tree, idle only
     .venv/bin/python -m benchmarks.decide_latency --load 300 --baseline '' --trace --py-spy PATH   # where it waits
 """
