@@ -36,9 +36,9 @@ the agent's own "received → first delta".
 
 Run it alone (the backend, the agent, the load clients and Chromium share the machine's cores):
 
-    .venv/bin/python -m benchmarks.decide_latency                             # 20 rounds idle, 20 beside 300 chats
-    .venv/bin/python -m benchmarks.decide_latency --idle-only --baseline ''   # a quick look
-    .venv/bin/python -m benchmarks.decide_latency --py-spy .venv/bin/py-spy   # + a profile of the loaded rounds
+    .venv/bin/python -m benchmarks.decide_latency --load 300    # ~10 min: 20 rounds idle, 20 beside 300 chats; 2 apps
+    .venv/bin/python -m benchmarks.decide_latency --baseline ''    # ~1 min: this tree, idle only
+    .venv/bin/python -m benchmarks.decide_latency --load 300 --baseline '' --trace --py-spy PATH   # where it waits
 """
 
 from __future__ import annotations
