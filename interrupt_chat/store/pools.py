@@ -6,45 +6,121 @@ writes waiting for that lock held its threads, and reads queued behind them: a t
 it acts, the thread list. At 500 chats on one worker, those reads waited a second and more
 (docs/decisions/0023). Here writes queue in a thread of their own, reads never wait for them, and
 the default pool is left to the app (Reflex writes its states there).
+
+A person's action goes first (docs/decisions/0029): the calls made under :func:`first` (a tab's
+check before it acts, the claim, a request's surfacing) take the next free thread of their lane,
+ahead of the calls already waiting there (other chats' saves), in arrival order among themselves.
+A call that runs is never interrupted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import contextvars
 import functools
+import itertools
 import os
+import queue
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
-__all__ = ["READERS", "run"]
+__all__ = ["READERS", "URGENT", "first", "run"]
 
 READERS = 4  # reads at once (each holds a pooled connection while it runs)
 T = TypeVar("T")
 
-_pools: dict[bool, ThreadPoolExecutor] = {}
+URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("interrupt_chat_db_urgent", default=False)
+"""Whether this context's database calls go ahead of the waiting ones (set by :func:`first`)."""
+
+_Item = tuple[int, int, Callable[[], Any] | None, Future[Any] | None]
+
+
+class _Lane:
+    """Threads that take the waiting calls urgent first, then in the order they came."""
+
+    def __init__(self, threads: int, name: str) -> None:
+        self._queue: queue.PriorityQueue[_Item] = queue.PriorityQueue()
+        self._order = itertools.count()
+        self._size, self._name = threads, name
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def submit(self, call: Callable[[], T], urgent: bool) -> Future[T]:
+        future: Future[T] = Future()
+        self._queue.put((0 if urgent else 1, next(self._order), call, future))
+        with self._lock:
+            if len(self._threads) < self._size and self._queue.qsize() > 0:
+                thread = threading.Thread(target=self._work, name=f"{self._name}_{len(self._threads)}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            _, _, call, future = self._queue.get()
+            if call is None or future is None:  # stop (at exit)
+                return
+            if not future.set_running_or_notify_cancel():  # its caller gave up while it waited
+                continue
+            try:
+                result = call()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, as an executor does
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+            del call, future  # nothing of a finished call stays alive while the thread waits
+
+    def stop(self, timeout: float) -> None:
+        """Let the waiting calls finish (a save must not be lost at exit), then end the threads."""
+        with self._lock:
+            threads = list(self._threads)
+        for _ in threads:
+            self._queue.put((2, next(self._order), None, None))
+        for thread in threads:
+            thread.join(timeout)
+
+
+_lanes: dict[bool, _Lane] = {}
 _lock = threading.Lock()
 
 
-def _pool(write: bool) -> ThreadPoolExecutor:
+def _lane(write: bool) -> _Lane:
     with _lock:
-        pool = _pools.get(write)
-        if pool is None:
+        lane = _lanes.get(write)
+        if lane is None:
             name = "interrupt_chat-db-" + ("write" if write else "read")
-            pool = _pools[write] = ThreadPoolExecutor(max_workers=1 if write else READERS, thread_name_prefix=name)
-        return pool
+            lane = _lanes[write] = _Lane(1 if write else READERS, name)
+        return lane
 
 
-def _forget() -> None:  # a forked worker has none of its parent's threads: it starts its own pools
-    _pools.clear()
+def _forget() -> None:  # a forked worker has none of its parent's threads: it starts its own lanes
+    _lanes.clear()
 
 
 os.register_at_fork(after_in_child=_forget)
 
 
+@atexit.register
+def _stop() -> None:
+    for lane in list(_lanes.values()):
+        lane.stop(timeout=5.0)
+
+
+@contextlib.contextmanager
+def first() -> Iterator[None]:
+    """The database calls made in this block go first (a task started in it would inherit that: start none)."""
+    token = URGENT.set(True)
+    try:
+        yield
+    finally:
+        URGENT.reset(token)
+
+
 async def run(fn: Callable[..., T], *args: Any, write: bool, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on the writer thread (``write``) or a reader thread, in this context's copy."""
     call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
-    return await asyncio.get_running_loop().run_in_executor(_pool(write), call)
+    return await asyncio.wrap_future(_lane(write).submit(call, URGENT.get()))

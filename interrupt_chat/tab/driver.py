@@ -12,6 +12,7 @@ reaches them, and so that liveness and orphans are the thread's, not a tab's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from ..agui import AgentSession
 from ..agui.events import DELTA_TYPES
 from ..agui.session import STOPPED
 from ..model.views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
+from ..store import pools
 from ..workers import load, presence, runs, sync, traces
 from ..workers.load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
 from ..workers.proxy_reads import behind, tab_token
@@ -241,10 +243,14 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
 async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outbox: streaming.Outbox,
                owner: str, key: runs.Key, origin: str
                ) -> tuple[routing.HandlerCall | None, answers.Outcome | None, str]:
-    """The run's stream ended: surface its set (rules first), save its end, list the thread; the notice if any."""
-    call, by_rule = await _surface(state, chat_cls, session, outbox, owner)
+    """The run's stream ended: surface its set (rules first), save its end, list the thread; the notice if any.
+
+    A set that surfaces is a person's to answer: its database calls go ahead of other chats' (decision 0029).
+    """
+    asks = session.tracker.pending is not None and not session.running
+    call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
     resuming = by_rule is not None and by_rule.events is not None
-    notice = await _save_end(owner, session, key, origin, resuming)
+    notice = await _save_end(owner, session, key, origin, resuming, asks)
     summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
     async with state:
         chat = await routing.chat_of(state, chat_cls)
@@ -286,13 +292,14 @@ def _to_tab(push: Callable[[bool, bool], Awaitable[None]], origin: str, owner: s
 
 
 async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outbox: streaming.Outbox,
-                   owner: str) -> tuple[routing.HandlerCall | None, answers.Outcome | None]:
+                   owner: str, asks: bool = False) -> tuple[routing.HandlerCall | None, answers.Outcome | None]:
     """The run ended: the owner's rules answer what they cover (P2), then the view shows the rest (S3).
 
     Returns the handler call the set owes (S17) and the rules' outcome (with its resume when they
     answered the whole set: no card is drawn then).
     """
-    rules = await hooks.beyond.rules_for(owner, session)
+    with pools.first() if asks else contextlib.nullcontext():  # (it starts no task: nothing inherits it)
+        rules = await hooks.beyond.rules_for(owner, session)
     call, chunks = None, []
     async with state:
         chat = await routing.chat_of(state, chat_cls)
@@ -311,13 +318,15 @@ async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
     return call, by_rule
 
 
-async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str, resuming: bool = False) -> str:
+async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str, resuming: bool = False,
+                    asks: bool = False) -> str:
     """After the lock: save the run's end, release the run, tell the person what now waits; the notice if any.
 
-    ``resuming``: the owner's rules answered the set, and its resume follows under this claim.
+    ``resuming``: the owner's rules answered the set, and its resume follows under this claim. ``asks``:
+    the set waits for a person, the save goes first.
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
-    notice = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin)
+    notice = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks)
     _resync_wanted.discard(key)  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)

@@ -9,6 +9,7 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import enum
 import inspect
@@ -284,7 +285,8 @@ async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
         return Fresh()
     await _end_saved(chat, thread_id)
     try:
-        head = await db_read(db.head, chat._owner_key, thread_id)
+        with pools.first():  # the check before a person's action does not wait behind other chats' work
+            head = await db_read(db.head, chat._owner_key, thread_id)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return Fresh()
@@ -360,7 +362,8 @@ async def _read(chat: ChatLike, thread_id: str) -> StoredThread | None:
     if db is None or not chat._owner_key:
         return None
     try:
-        stored = await db_read(db.read, chat._owner_key, thread_id, client=chat._client())
+        with pools.first():  # a thread a person opens, or one that moved under their action
+            stored = await db_read(db.read, chat._owner_key, thread_id, client=chat._client())
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return None
@@ -448,8 +451,9 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
             session.branches.keep_local(branches.put, branches.drop)
         return Commit.LOCAL
     try:
-        await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
-                      branches=branches)
+        with pools.first():  # the claim: ahead of the saves other chats' runs queued (decision 0029)
+            await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
+                          branches=branches)
     except ThreadConflict as exc:
         return Commit.DELETED if isinstance(exc, ThreadDeleted) else Commit.LOST
     except ThreadDBError as exc:
@@ -485,13 +489,13 @@ class Audit:
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
-                in_flight: bool = False, origin: str = "") -> str:
+                in_flight: bool = False, origin: str = "", urgent: bool = False) -> str:
     """Save a thread and record decisions, after the state lock, off the event loop.
 
     The save is conditional on the revision the copy holds (its run's claim). When another
     writer moved the thread meanwhile (an orphan check on another worker), the copy is written
     over it only if it extends what is stored (no turn of theirs is lost); a deleted thread stays
-    deleted.
+    deleted. ``urgent``: the save goes ahead of the waiting ones (a set a person must answer surfaced).
 
     Returns:
         "" on success, else the notice to show (the error itself is logged).
@@ -506,7 +510,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
                           tool=audit.about.get("tool", ""), decider=ACTOR.get(), waited_ms=audit.waited_ms)
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
-            await db_call(_save_extending, db, owner, session, in_flight)
+            with pools.first() if urgent else contextlib.nullcontext():  # a set surfacing: ahead of other saves
+                await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
         if audits:
