@@ -21,38 +21,46 @@ if TYPE_CHECKING:
     from ..model.protocols import ChatLike
     from ..workers.sync import Notice, Watch
 
-__all__ = ["follow", "follow_tab"]
+__all__ = ["follow", "follow_rest", "follow_tab"]
 
 log = logging.getLogger(__name__)
 
 
-async def follow(chat: ChatLike, notice: Notice) -> routing.HandlerCall | None:
-    """Bring the tab up to date with ``notice`` (inside its lock); returns the handler call a new set owes (S17)."""
-    chat_cls = type(chat)
-    call = None
+async def follow(chat: ChatLike, notice: Notice) -> tuple[routing.HandlerCall | None, bool]:
+    """Bring the tab's shown thread up to date with ``notice`` (inside its lock).
+
+    Returns the handler call a new set owes (S17), and whether the rest (:func:`follow_rest`) is to
+    be read too. The rest goes in a second turn of the lock: the thread (a new card) is pushed first.
+    """
     if notice.thread_id == rule_answers.POLICY_NOTICE:  # the owner's rules changed, not a thread
         await rule_answers.relist(chat)
-        return None
+        return None, False
     if notice.thread_id == PEOPLE_NOTICE:  # a request assigned to this person changed (someone else's thread)
         if chat._inbox_shown:
             await fill(chat)
-        return None
+        return None, False
     mine = chat._sessions.get(notice.thread_id)
     if mine is not None and mine.running:
-        return None  # this tab drives the run: it shows it already
+        return None, False  # this tab drives the run: it shows it already
     if notice.rows is not None:  # a turn streaming: only a tab that shows its thread has anything to draw
         if notice.thread_id == chat.thread_id:
             await _show_turn(chat, notice)
-        return None
+        return None, False
     if notice.thread_id == chat.thread_id:
-        call = await _show_thread(chat, chat_cls, notice.thread_id)
+        return await _show_thread(chat, type(chat), notice.thread_id), True
+    return None, True
+
+
+async def follow_rest(chat: ChatLike, notice: Notice) -> None:
+    """After the thread was pushed (inside the lock again): the audit trail, the thread list, the inbox."""
+    if notice.thread_id == chat.thread_id:
+        await trail.show_trail(chat)
     summaries = await persistence.summaries(chat._owner_key)
     if summaries is not None and not chat.thread_query:
         chat._summaries = summaries
         driver.list_threads(chat)
     if chat._inbox_shown:
         await fill(chat)
-    return call
 
 
 async def _show_turn(chat: ChatLike, notice: Notice) -> None:
@@ -81,8 +89,7 @@ async def _show_thread(chat: ChatLike, chat_cls: type[ChatLike], thread_id: str)
             chat.thread_id = ""
     session = chat._session()
     await driver.publish(chat, session, full=True, starting=busy)
-    await trail.show_trail(chat)
-    return await routing.route(chat, chat_cls, session)
+    return await routing.route(chat, chat_cls, session)  # (its trail follows: follow_rest)
 
 
 def _row(raw: dict[str, Any]) -> MessageRow:
@@ -101,7 +108,11 @@ async def follow_tab(token: str, seen: Watch, notice: Notice) -> None:
             if chat is None or chat._owner_key != notice.owner or await persistence.owner_of(chat) != notice.owner:
                 sync.forget(notice.owner, token)  # (a log-out in the app, with no event since, is seen here too)
                 return
-            call = await follow(chat, notice)
+            call, rest = await follow(chat, notice)
+        if rest:  # the thread is on screen: now what goes with it
+            async with sync.modify(token, seen.state) as chat:
+                if chat is not None and chat._owner_key == notice.owner:
+                    await follow_rest(chat, notice)
         if call is not None:  # S17: a set new to this tab owes its configuration's handler, outside the lock
             await _handle(token, seen.state, call)
     except Exception:  # a tab that cannot follow stays as it is (it refreshes before acting anyway)
