@@ -58,10 +58,7 @@ def scope_of(owner_key: str, chat_cls: Any, admin: bool) -> store.Scope:
     """Whose rows: everyone's for an admin, else the person's chats (as asker) and their name (as decider)."""
     if admin:
         return store.Scope(admin=True)
-    person = pausing.person_of(owner_key)
-    owners = list(dict.fromkeys([owner_key, *(f"{person}|{cast('Any', c).get_full_name()}"
-                                              for c in hooks.CHATS.values())]))
-    return store.Scope(owners=owners, public=server_secret.public_person(owner_key, chat_cls))
+    return store.Scope(owners=pausing.owner_keys(owner_key), public=server_secret.public_person(owner_key, chat_cls))
 
 
 class InsightsState(rx.State):

@@ -11,13 +11,13 @@ no rule answers anything and a new message is refused. Both switches are audited
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import reflex as rx
 
 from ..store import policies as store
 from ..store.threads_db import ThreadDBError
-from ..tab import driver, hooks, pausing, persistence
+from ..tab import driver, pausing, persistence
 from ..workers import runs, sync
 from ..workers.proxy_reads import tab_token
 from .rule_answers import POLICY_NOTICE
@@ -39,7 +39,7 @@ async def switch(owner: str, on: bool, origin: str = "") -> bool:
     if db is None or not owner:
         return False
     person = pausing.person_of(owner)
-    keys = list(dict.fromkeys([owner, *(f"{person}|{cast('Any', c).get_full_name()}" for c in hooks.CHATS.values())]))
+    keys = pausing.owner_keys(owner)
     try:
         if await persistence.db_call(store.set_pause, db, person, on):  # (the audit: no thread, no notification)
             await persistence.db_call(db.record_decision, owner, "", None, "", None, "paused" if on else "unpaused")

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import logging
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ..store import policies as store
 from ..store.threads_db import ThreadDBError
+from . import hooks
 from .persistence import database, db_read
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
 
-__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "paused", "person_of", "refused"]
+__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "owner_keys", "paused", "person_of", "refused"]
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,12 @@ DECIDED_BY: ContextVar[str] = ContextVar("interrupt_chat_decided_by", default="p
 def person_of(owner: str) -> str:
     """The person of an owner key (``"<owner>|<chat state>"``): a pause holds for all of their chats."""
     return owner.rsplit("|", 1)[0]
+
+
+def owner_keys(owner: str) -> list[str]:
+    """The owner keys of ``owner``'s person in every chat of the app, ``owner`` first (a pause, their insights)."""
+    person = person_of(owner)
+    return list(dict.fromkeys([owner, *(f"{person}|{cast('Any', c).get_full_name()}" for c in hooks.CHATS.values())]))
 
 
 async def paused(owner: str) -> bool:
