@@ -144,6 +144,7 @@ class Recorded:
     headers: dict[str, str]
     body: Any
     raw: bytes
+    peer: int | None = None  # the client's port: the same for two requests on one kept-alive connection
 
 
 Reply = Any  # list[dict] | bytes | Response | Stream | Callable[[dict], Reply]
@@ -173,7 +174,8 @@ class ScriptedAgent:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        self.requests.append(Recorded(request.method, request.url.path, dict(request.headers), body, raw))
+        self.requests.append(Recorded(request.method, request.url.path, dict(request.headers), body, raw,
+                                      request.client.port if request.client else None))
         reply = self.replies.popleft() if self.replies else self.default
         while callable(reply) and not isinstance(reply, (Response, Stream)):
             reply = reply(body)
