@@ -1,7 +1,7 @@
 """HTTP POST + SSE transport: one ``RunAgentInput`` in, typed ``ag_ui.core`` events out.
 
-``httpx`` does the HTTP (on aiohttp's wire, :mod:`.aiohttp_transport`) and ``httpx-sse`` frames
-the SSE body, exactly to the SSE standard (CR/LF/CRLF, multi-line ``data:``, comments such as
+``httpx`` does the HTTP (on aiohttp's wire, its connections kept alive: :mod:`.aiohttp_transport`) and
+``httpx-sse`` frames the SSE body, exactly to the SSE standard (CR/LF/CRLF, multi-line ``data:``, comments such as
 sse-starlette's ``: ping``); this module adds a size cap per event (:class:`_Bounded`), the AG-UI
 rules, and turns every failure into an :class:`~interrupt_chat.agui.errors.AgentError` subclass
 with a message a person can act on (the ``httpx`` error kept as its cause).
