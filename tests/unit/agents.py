@@ -218,14 +218,17 @@ def bound_socket(port: int = 0) -> socket.socket:
 
 
 @contextmanager
-def serve_in_thread(app: Any, sock: socket.socket | None = None) -> Iterator[str]:
-    """uvicorn on ``sock`` (default: a fresh ephemeral port) in a daemon thread; yields the base URL."""
+def serve_in_thread(app: Any, sock: socket.socket | None = None, **options: Any) -> Iterator[str]:
+    """uvicorn on ``sock`` (default: a fresh ephemeral port) in a daemon thread; yields the base URL.
+
+    ``options``: more of uvicorn's settings (``ssl_certfile``, ``ssl_keyfile``: the URL is still ``http://``).
+    """
     import uvicorn
 
     sock = sock or bound_socket()
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, lifespan="off", log_level="critical", access_log=False, loop="asyncio",
-                            timeout_graceful_shutdown=1)
+                            timeout_graceful_shutdown=1, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True,
                               name=f"uvicorn-{port}")

@@ -7,15 +7,18 @@ stopped, fails mid-stream or meets a connection the agent closed leaves nothing 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
+import ssl
+import subprocess
 
 import pytest
 from ag_ui.core import EventType
 
 from interrupt_chat.agui import AgentClient, AgentStreamError, RunCancelled
-from interrupt_chat.agui.aiohttp_transport import shared_transport
+from interrupt_chat.agui.aiohttp_transport import AiohttpTransport, shared_transport
 from interrupt_chat.agui.transport import _ssl_context
-from tests.unit.agents import RawServer, ScriptedAgent, Stream, chunk, finished, sse, started
+from tests.unit.agents import RawServer, ScriptedAgent, Stream, chunk, finished, serve_in_thread, sse, started
 from tests.unit.test_transport import assert_usable, collect, make_input
 
 pytestmark = pytest.mark.loopback
@@ -104,3 +107,24 @@ def test_each_loop_has_a_pool_of_its_own_closed_as_the_loop_ends(loopback):
     first, second = asyncio.run(one_run()), asyncio.run(one_run())
     assert first is not second and first._session is None and second._session is None  # closed with the loop
     assert _peers(agent)[0] != _peers(agent)[1]
+
+
+async def test_tls_connections_are_kept_alive_too(tmp_path):
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl to make a certificate with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    agent = ScriptedAgent()
+    with serve_in_thread(agent, ssl_certfile=str(cert), ssl_keyfile=str(key)) as base:
+        wire = AiohttpTransport(ssl.create_default_context(cafile=str(cert)))  # the shared pool's kind, trusting it
+        client = AgentClient(base.replace("http://", "https://") + "/", transport=wire)
+        try:
+            for run_id in ("r1", "r2"):
+                await assert_usable(client, run_id)
+        finally:
+            await wire.aclose()
+    first, second = _peers(agent)
+    assert first is not None and second == first
