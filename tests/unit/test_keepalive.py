@@ -15,10 +15,20 @@ import subprocess
 import pytest
 from ag_ui.core import EventType
 
-from interrupt_chat.agui import AgentClient, AgentStreamError, RunCancelled
+from interrupt_chat.agui import AgentClient, AgentStreamError, AgentTimeoutError, RunCancelled
 from interrupt_chat.agui.aiohttp_transport import AiohttpTransport, shared_transport
 from interrupt_chat.agui.transport import _ssl_context
-from tests.unit.agents import RawServer, ScriptedAgent, Stream, chunk, finished, serve_in_thread, sse, started
+from tests.unit.agents import (
+    RawServer,
+    ScriptedAgent,
+    Stream,
+    chunk,
+    finished,
+    serve_in_thread,
+    simple_run,
+    sse,
+    started,
+)
 from tests.unit.test_transport import assert_usable, collect, make_input
 
 pytestmark = pytest.mark.loopback
@@ -67,6 +77,18 @@ async def test_a_stream_that_fails_mid_way_does_not_poison_the_next(loopback):
     await assert_usable(client, "after-failure")
     failed, after = _peers(agent)
     assert after != failed
+
+
+async def test_the_read_timeout_holds_on_a_reused_connection(loopback):
+    stalled = Stream([started("stalled"), 30.0, finished("stalled")])
+    agent = ScriptedAgent(simple_run("r1"), stalled)
+    client = AgentClient(loopback.mount(agent), read_timeout=0.3)
+    await assert_usable(client, "r1")
+    with pytest.raises(AgentTimeoutError):
+        await collect(client, "stalled")
+    await assert_usable(client, "after-timeout")
+    first, timed_out, after = _peers(agent)
+    assert timed_out == first and after != timed_out  # the stalled run had the first's connection, then closed it
 
 
 def _answer_then_close(conn: socket.socket) -> None:
