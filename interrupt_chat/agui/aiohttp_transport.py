@@ -7,19 +7,43 @@ parses HTTP in C (llhttp) and keeps the socket registered, so the same read cost
 that (``benchmarks/read_path.py`` measures both in one run). Everything above the wire stays
 httpx: the request, redirects, timeouts, decoding, httpx-sse's framing and httpx's error types,
 which this module maps aiohttp's errors to, by phase.
+
+Connections are kept alive: :func:`shared_transport` is one pool per event loop (a worker's), so a
+run reuses an idle connection to its agent instead of connecting again (under load a connection
+takes several turns of a lagging loop: a person's resume waited a third of a second for it). A body
+read to its end gives its connection back to the pool; one stopped, cut or failed closes it. A
+request that a reused connection fails before any answer is sent again on another: the agent had
+closed that idle connection (see :data:`REUSE_RETRIES`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import socket
 import ssl
+import threading
+import types
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 
 import aiohttp
 import httpx
 
-__all__ = ["AiohttpTransport", "InvalidHTTP"]
+__all__ = ["KEEPALIVE", "REUSE_RETRIES", "AiohttpTransport", "InvalidHTTP", "shared_transport"]
+
+#: Seconds an idle connection stays in the pool. Below the 5 s after which uvicorn, hypercorn and
+#: Node close an idle connection: the pool drops it first, rather than racing the agent's close.
+KEEPALIVE = 4.0
+#: How many times a request is sent again when a reused connection fails it before any answer (the
+#: agent closed it while idle, its close still on the way). As browsers do, even for a POST: the agent
+#: did not start on a request it closed the connection under.
+REUSE_RETRIES = 2
+
+_shared: dict[tuple[asyncio.AbstractEventLoop, ssl.SSLContext], AiohttpTransport] = {}
+_inherited: list[AiohttpTransport] = []  # a forked child's copies of its parent's pools: never used, never closed
+_lock = threading.Lock()
 
 
 class InvalidHTTP(httpx.RemoteProtocolError):
@@ -89,7 +113,8 @@ class _Body(httpx.AsyncByteStream):
                 idle.stop()
 
     async def aclose(self) -> None:
-        # close, not release: a stream stopped half-way must not go back to a pool
+        # close, not release: a stream stopped half-way must not go back to the pool (one read to its
+        # end went back as it ended: aiohttp releases the connection at the body's last byte)
         if self._idle is not None:
             self._idle.stop()
         self._response.close()
@@ -137,38 +162,43 @@ class _IdleTimeout:
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
-    """An ``httpx`` transport that sends each request with one ``aiohttp.ClientSession``.
+    """An ``httpx`` transport that sends each request with one ``aiohttp.ClientSession``, its connections kept alive.
 
     Args:
         ssl_context: the TLS settings for ``https://`` agents (built once per process by the caller).
+        shared: the loop's pool (:func:`shared_transport`): ``aclose()`` leaves it open, it closes
+            as its loop shuts down.
     """
 
-    def __init__(self, ssl_context: ssl.SSLContext) -> None:
+    def __init__(self, ssl_context: ssl.SSLContext, *, shared: bool = False) -> None:
         """No session until the first request (it must be made on the running loop)."""
         self._ssl_context = ssl_context
+        self._shared = shared
         self._session: aiohttp.ClientSession | None = None
+        self._lifetime: AsyncIterator[None] | None = None
 
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            # no pool limit (httpx's pool limits are not enforced here; one run is one connection),
-            # no cookies, no decompression (httpx decodes), no headers beyond what httpx sets
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(ssl=self._ssl_context, limit=0),
-                cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False, trust_env=False)
-        return self._session
+    async def _open(self) -> aiohttp.ClientSession:
+        # no limit on connections, in all or per agent (one run is one connection: 500 runs at once
+        # must not queue), no cookies, no decompression (httpx decodes), no headers beyond httpx's
+        tracing = aiohttp.TraceConfig()
+        tracing.on_connection_reuseconn.append(_reused)
+        session = self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(ssl=self._ssl_context, limit=0, limit_per_host=0,
+                                           keepalive_timeout=KEEPALIVE),
+            cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False, trust_env=False, trace_configs=[tracing])
+        if self._shared:
+            self._lifetime = _closes_with_loop(self)
+            await anext(self._lifetime)
+        return session
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request``; the response's body streams from the socket."""
         timeout = request.extensions.get("timeout", {})
+        session = self._session or await self._open()
         with _mapped(request, connecting=True):
-            # httpx already turned a URL's user:password into the Authorization header
-            url = str(request.url.copy_with(username=None, password=None))
-            response = await self._client().request(
-                request.method, url, headers=list(request.headers.multi_items()),
-                data=await request.aread() or None, allow_redirects=False, compress=False,
-                timeout=aiohttp.ClientTimeout(sock_connect=timeout.get("connect"), sock_read=timeout.get("read"),
-                                              connect=timeout.get("pool")),
-                server_hostname=request.extensions.get("sni_hostname"))
+            response = await _send(session, request, await request.aread() or None, aiohttp.ClientTimeout(
+                sock_connect=timeout.get("connect"), sock_read=timeout.get("read"), connect=timeout.get("pool")))
+        _ack_promptly(response)
         extensions: dict[str, object] = {"http_version": f"HTTP/{response.version.major}.{response.version.minor}"
                                          .encode() if response.version else b"HTTP/1.1"}
         if response.reason:
@@ -178,11 +208,98 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                               extensions=extensions)
 
     async def aclose(self) -> None:
-        """Close the session and its connections.
+        """Close the session and its connections (the loop's shared pool: nothing, it closes with its loop).
 
         A later request opens a new session, as an httpx transport serves requests again after
         ``aclose()``.
         """
+        if not self._shared:
+            await self._close()
+
+    async def _close(self) -> None:
         session, self._session = self._session, None
         if session is not None:
             await session.close()
+
+
+async def _send(session: aiohttp.ClientSession, request: httpx.Request, body: bytes | None,
+                timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse:
+    """``request`` sent on ``session``: again on another connection when a reused one fails it unanswered."""
+    url = str(request.url.copy_with(username=None, password=None))  # httpx made them the Authorization header
+    retries = REUSE_RETRIES
+    while True:
+        reuse = types.SimpleNamespace(reused=False)  # set by _reused: aiohttp took a pooled connection
+        try:
+            return await session.request(
+                request.method, url, headers=list(request.headers.multi_items()), data=body,
+                allow_redirects=False, compress=False, timeout=timeout, trace_request_ctx=reuse,
+                server_hostname=request.extensions.get("sni_hostname"))
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError, aiohttp.ClientConnectionResetError) as exc:
+            if not reuse.reused or isinstance(exc, aiohttp.ClientConnectorError) or not retries:
+                raise
+            retries -= 1
+
+
+def _ack_promptly(response: aiohttp.ClientResponse) -> None:
+    """Have Linux acknowledge the rest of the response as it is read, not up to 40 ms later (``TCP_QUICKACK``).
+
+    A kept-alive connection that sent its request soon after reading the last answer is in Linux's
+    interactive mode: it delays acknowledgements, hoping to send them with data. An agent whose sockets
+    use Nagle's algorithm (uvicorn binds them so with ``--workers`` or ``--reload``) holds each small
+    write until the one before is acknowledged: each run's answer came 40 ms late. A new connection
+    acknowledges promptly at first: this was not seen before the pool.
+    """
+    connection = response.connection  # None: the whole answer is in already
+    if connection is None or connection.transport is None or not hasattr(socket, "TCP_QUICKACK"):
+        return
+    sock = connection.transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+
+
+async def _reused(_session: aiohttp.ClientSession, context: types.SimpleNamespace, _params: object) -> None:
+    context.trace_request_ctx.reused = True
+
+
+def shared_transport(ssl_context: ssl.SSLContext) -> AiohttpTransport:
+    """The running loop's transport: one pool of kept-alive connections per loop, made on first use.
+
+    Runs borrow it, so a run reuses the connection an earlier run left idle. A new loop (a new
+    worker, a forked child, a test's) gets a pool of its own; the pool closes as its loop shuts down.
+    """
+    key = (asyncio.get_running_loop(), ssl_context)
+    transport = _shared.get(key)
+    if transport is None:
+        with _lock:
+            for old in [old for old in _shared if old[0].is_closed()]:  # closed without shutting down: left to GC
+                del _shared[old]
+            transport = _shared.setdefault(key, AiohttpTransport(ssl_context, shared=True))
+    return transport
+
+
+async def _closes_with_loop(transport: AiohttpTransport) -> AsyncIterator[None]:
+    """Waits at its ``yield`` for the loop to shut down, then closes ``transport``'s connections.
+
+    The loop closes its async generators as it ends (``asyncio.run``, uvicorn, pytest's loops): the
+    one hook asyncio has for a loop's end.
+    """
+    pid = os.getpid()
+    try:
+        yield
+    finally:
+        if os.getpid() == pid:  # a forked child leaves its parent's connections alone
+            with _lock:
+                for key in [key for key, value in _shared.items() if value is transport]:
+                    del _shared[key]
+            await transport._close()
+
+
+def _forget() -> None:
+    global _lock
+    _lock = threading.Lock()  # another thread may have held it at the fork
+    _inherited.extend(_shared.values())  # kept: closing them would close the parent's (a TLS close is sent)
+    _shared.clear()
+
+
+os.register_at_fork(after_in_child=_forget)

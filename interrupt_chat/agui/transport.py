@@ -1,7 +1,7 @@
 """HTTP POST + SSE transport: one ``RunAgentInput`` in, typed ``ag_ui.core`` events out.
 
-``httpx`` does the HTTP (on aiohttp's wire, :mod:`.aiohttp_transport`) and ``httpx-sse`` frames
-the SSE body, exactly to the SSE standard (CR/LF/CRLF, multi-line ``data:``, comments such as
+``httpx`` does the HTTP (on aiohttp's wire, its connections kept alive: :mod:`.aiohttp_transport`) and
+``httpx-sse`` frames the SSE body, exactly to the SSE standard (CR/LF/CRLF, multi-line ``data:``, comments such as
 sse-starlette's ``: ping``); this module adds a size cap per event (:class:`_Bounded`), the AG-UI
 rules, and turns every failure into an :class:`~interrupt_chat.agui.errors.AgentError` subclass
 with a message a person can act on (the ``httpx`` error kept as its cause).
@@ -30,7 +30,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from httpx_sse import ServerSentEvent, aconnect_sse
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # httpx-sse's framing, driven per read
 
-from .aiohttp_transport import AiohttpTransport, InvalidHTTP
+from .aiohttp_transport import InvalidHTTP, shared_transport
 from .errors import (
     AgentConfigurationError,
     AgentConnectionError,
@@ -246,7 +246,7 @@ class AgentRun:
         headers = {"Accept": EVENT_STREAM, "Accept-Encoding": ACCEPT_ENCODING, **client.headers}
         url, answered, status = client.url, False, 0  # display_url(url) on failure only (it parses the URL)
         try:
-            wire = _Borrowed(client.transport) if client.transport else AiohttpTransport(_ssl_context())
+            wire = _Borrowed(client.transport) if client.transport else shared_transport(_ssl_context())
             async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
                 for _ in range(MAX_REDIRECTS + 1):
                     async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:

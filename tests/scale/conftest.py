@@ -7,7 +7,8 @@ frontend from the backend) and its own web directory (``REFLEX_WEB_WORKDIR``), s
 the ``.web`` the other browser tests build. The pages' backend URL (``REFLEX_API_URL``: the websocket)
 is a TCP proxy in this process, as a load balancer would be; psutil then tells which worker serves a
 tab's websocket (the one connected to the proxy's upstream socket) and which worker drives a run
-(the one connected to the demo agent).
+(the one whose connection to the demo agent carries a request the agent is still answering: a worker
+keeps idle connections to the agent open between runs, so an open one alone says nothing).
 
 Run as its own pytest process, after ``. scripts/env.sh`` like every reflex command (``scripts/test.sh``);
 ``tests/e2e`` does not collect it.
@@ -21,11 +22,15 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -120,15 +125,51 @@ class ScaleApp:
         """Worker pid -> number of websockets it serves."""
         return Counter(self.websockets().values())
 
-    def run_workers(self, agent_port: int) -> set[int]:
-        """The workers with a request open to the agent: the ones driving a run."""
+    def run_workers(self, agent: ScaleAgent) -> set[int]:
+        """The workers with a request open to the agent, still being answered: the ones driving a run."""
+        agent_port, streaming = urllib.parse.urlsplit(agent.url).port, agent.in_flight.ports()
         found = set()
         for worker in self.workers():
             with contextlib.suppress(psutil.NoSuchProcess):
-                if any(c.raddr and c.raddr.port == agent_port and c.status == psutil.CONN_ESTABLISHED
-                       for c in worker.net_connections("tcp")):
+                if any(c.raddr and c.raddr.port == agent_port and c.laddr.port in streaming
+                       and c.status == psutil.CONN_ESTABLISHED for c in worker.net_connections("tcp")):
                     found.add(worker.pid)
         return found
+
+
+class InFlight:
+    """ASGI middleware: the client (peer) ports of the requests the app is still answering."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._ports: Counter[int] = Counter()
+        self._lock = threading.Lock()  # the app runs in the server's thread; the tests ask from theirs
+
+    async def __call__(self, scope, receive, send) -> None:
+        client = scope.get("client") if scope["type"] == "http" else None
+        if not client:
+            await self.app(scope, receive, send)
+            return
+        with self._lock:
+            self._ports[client[1]] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            with self._lock:
+                self._ports[client[1]] -= 1
+                if not self._ports[client[1]]:
+                    del self._ports[client[1]]
+
+    def ports(self) -> set[int]:
+        with self._lock:
+            return set(self._ports)
+
+
+@dataclass
+class ScaleAgent(DemoAgent):
+    """The demo agent as the scale tests serve it: it tells which of its requests are still being answered."""
+
+    in_flight: InFlight
 
 
 def _ok(url: str) -> bool:
@@ -164,14 +205,15 @@ def _group_alive(pgid: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def scale_agent() -> Iterator[DemoAgent]:
+def scale_agent() -> Iterator[ScaleAgent]:
     app = create_demo_agent(delay=AGENT_DELAY, expires_in=EXPIRES_IN)
-    with serve_in_thread(app) as base_url:
-        yield DemoAgent(app, base_url + "/")
+    in_flight = InFlight(app)
+    with serve_in_thread(in_flight) as base_url:
+        yield ScaleAgent(app, base_url + "/", in_flight)
 
 
 @pytest.fixture(scope="module")
-def scale_app(scale_agent: DemoAgent, tmp_path_factory) -> Iterator[ScaleApp]:
+def scale_app(scale_agent: ScaleAgent, tmp_path_factory) -> Iterator[ScaleApp]:
     folder = tmp_path_factory.mktemp("scale")
     port = free_port()
     with running_redis() as redis_url, TcpProxy(port) as proxy:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Chat, DemoAgent
-from tests.scale.conftest import EXPIRES_IN, ScaleApp
-from tests.scale.test_scale_out import RELOADS, _agent_port, _wait_for, run_worker, websocket_worker
+from tests.scale.conftest import EXPIRES_IN, ScaleAgent, ScaleApp
+from tests.scale.test_scale_out import RELOADS, _wait_for, run_worker, websocket_worker
 
 
 def second_tab_on_another_worker(first: Chat, app: ScaleApp) -> tuple[Chat, int]:
@@ -47,7 +47,7 @@ def current_item(tab: Chat):
 
 
 def test_finding02_a_stale_tab_on_the_other_worker_renaming_keeps_the_turn(tab: Chat, scale_app: ScaleApp,
-                                                                           scale_agent: DemoAgent):
+                                                                           scale_agent: ScaleAgent):
     tab.open()
     tab.send("first words")
     tab.wait("idle")
@@ -70,7 +70,7 @@ def test_finding02_a_stale_tab_on_the_other_worker_renaming_keeps_the_turn(tab: 
 
 
 def test_finding06_a_thread_deleted_on_the_other_worker_while_it_runs_stays_deleted(
-        tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+        tab: Chat, scale_app: ScaleApp, scale_agent: ScaleAgent):
     thread = start_long_run(tab.open(), scale_agent)
     driver = run_worker(scale_app, scale_agent)
     other, worker = second_tab_on_another_worker(tab, scale_app)
@@ -81,7 +81,7 @@ def test_finding06_a_thread_deleted_on_the_other_worker_while_it_runs_stays_dele
     expect(item).to_have_count(1)
     item.locator("xpath=..").get_by_test_id("thread-delete").click()
     other.page.get_by_test_id("thread-delete-confirm").click()
-    _wait_for(lambda: not scale_app.run_workers(_agent_port(scale_agent)), "the run to be stopped", timeout=15)
+    _wait_for(lambda: not scale_app.run_workers(scale_agent), "the run to be stopped", timeout=15)
     _wait_for(lambda: not scale_agent.store.active_runs, "the agent to see the disconnect", timeout=10)
     other.page.wait_for_timeout(1500)  # the stopped run's last save would land now
     for page in (tab.page, other.page):
@@ -91,7 +91,7 @@ def test_finding06_a_thread_deleted_on_the_other_worker_while_it_runs_stays_dele
 
 
 def test_finding07_stop_and_liveness_belong_to_the_thread(tab: Chat, page: Page, scale_app: ScaleApp,
-                                                          scale_agent: DemoAgent):
+                                                          scale_agent: ScaleAgent):
     first_thread = start_long_run(tab.open(), scale_agent)
     other, _ = second_tab_on_another_worker(tab, scale_app)
     other.page.get_by_test_id("thread-new").click()
@@ -113,7 +113,7 @@ def test_finding07_stop_and_liveness_belong_to_the_thread(tab: Chat, page: Page,
 # -- issue 23: live everywhere, across workers -----------------------------------------------------------------
 
 def test_a_decision_on_worker_b_reaches_the_tab_held_by_worker_a_live(tab: Chat, scale_app: ScaleApp,
-                                                                      scale_agent: DemoAgent):
+                                                                      scale_agent: ScaleAgent):
     tab.open()
     tab.send("approval")
     tab.wait("interrupted")
@@ -128,7 +128,7 @@ def test_a_decision_on_worker_b_reaches_the_tab_held_by_worker_a_live(tab: Chat,
     assert len([r for r in scale_agent.records(thread) if r.get("resume")]) == 1
 
 
-def test_the_expiry_sweeper_sends_once_with_two_workers(tab: Chat, scale_agent: DemoAgent):
+def test_the_expiry_sweeper_sends_once_with_two_workers(tab: Chat, scale_agent: ScaleAgent):
     tab.open("/approval")  # on_expiry="cancel"; both workers run a sweeper, one holds the lock
     tab.send("expiring")
     tab.wait("interrupted")

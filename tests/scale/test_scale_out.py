@@ -12,22 +12,15 @@ import os
 import signal
 import subprocess
 import time
-import urllib.parse
 
 import pytest
 from playwright.sync_api import expect
 
 from interrupt_chat.tab.orphans import ORPHANED_MESSAGE
 from tests.e2e.conftest import Chat, DemoAgent
-from tests.scale.conftest import ScaleApp
+from tests.scale.conftest import ScaleAgent, ScaleApp
 
 RELOADS = 12  # tries to land a websocket on a given worker (each try: even odds)
-
-
-def _agent_port(agent: DemoAgent) -> int:
-    port = urllib.parse.urlsplit(agent.url).port
-    assert port is not None
-    return port
 
 
 def _resumes(agent: DemoAgent, thread: str) -> list[dict]:
@@ -51,9 +44,9 @@ def websocket_worker(app: ScaleApp, old: frozenset[int] = frozenset()) -> int:
     return _wait_for(single, "exactly one websocket")
 
 
-def run_worker(app: ScaleApp, agent: DemoAgent) -> int:
+def run_worker(app: ScaleApp, agent: ScaleAgent) -> int:
     """The worker driving the only run in flight."""
-    return _wait_for(lambda: len(found := app.run_workers(_agent_port(agent))) == 1 and next(iter(found)),
+    return _wait_for(lambda: len(found := app.run_workers(agent)) == 1 and next(iter(found)),
                      "exactly one worker driving a run")
 
 
@@ -91,13 +84,13 @@ def test_both_workers_serve_tabs_and_runs(browser, scale_app: ScaleApp):
             context.close()
 
 
-def test_stop_reaches_a_run_that_another_worker_drives(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+def test_stop_reaches_a_run_that_another_worker_drives(tab: Chat, scale_app: ScaleApp, scale_agent: ScaleAgent):
     tab.open()
     tab.send("long")
     tab.wait("running")
     driver = run_worker(scale_app, scale_agent)
     reload_onto_another_worker(tab, scale_app, avoid=driver, status="running")
-    assert scale_app.run_workers(_agent_port(scale_agent)) == {driver}  # the run goes on where it started
+    assert scale_app.run_workers(scale_agent) == {driver}  # the run goes on where it started
     tab.page.get_by_test_id("chat-stop").click()
     expect(tab.status).not_to_have_attribute("data-status", "running", timeout=10_000)
     _wait_for(lambda: not scale_agent.store.active_runs, "the agent to see the disconnect", timeout=10)
@@ -108,7 +101,7 @@ def test_stop_reaches_a_run_that_another_worker_drives(tab: Chat, scale_app: Sca
 
 
 def test_resolve_and_cancel_after_a_reload_onto_the_other_worker(tab: Chat, scale_app: ScaleApp,
-                                                                 scale_agent: DemoAgent):
+                                                                 scale_agent: ScaleAgent):
     tab.interrupt("approval")
     thread = scale_agent.last_thread()
     interrupt_id = tab.card().get_attribute("data-interrupt-id")
@@ -130,7 +123,7 @@ def test_resolve_and_cancel_after_a_reload_onto_the_other_worker(tab: Chat, scal
 
 
 def test_a_reload_mid_interrupt_keeps_the_answers_given_on_the_other_worker(tab: Chat, scale_app: ScaleApp,
-                                                                             scale_agent: DemoAgent):
+                                                                             scale_agent: ScaleAgent):
     tab.interrupt("multi")
     expect(tab.cards()).to_have_count(3)
     ids = [tab.card(i).get_attribute("data-interrupt-id") for i in range(3)]
@@ -163,7 +156,7 @@ def restart_after_kill(app: ScaleApp) -> None:
     app.start()
 
 
-def long_run_after_an_answer(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent) -> int:
+def long_run_after_an_answer(tab: Chat, scale_app: ScaleApp, scale_agent: ScaleAgent) -> int:
     """One answered question, then a long run streaming: the pid of the worker that drives it."""
     tab.open()
     tab.send("first question")
@@ -173,7 +166,7 @@ def long_run_after_an_answer(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAg
     return run_worker(scale_app, scale_agent)
 
 
-def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app: ScaleApp, scale_agent: ScaleAgent):
     driver = long_run_after_an_answer(tab, scale_app, scale_agent)
     reload_onto_another_worker(tab, scale_app, avoid=driver, status="running")
     os.kill(driver, signal.SIGKILL)
@@ -193,7 +186,7 @@ def test_a_worker_killed_mid_stream_ends_its_run_as_failed(tab: Chat, scale_app:
     tab.wait("idle")
 
 
-def test_a_tab_on_the_killed_worker_is_not_left_running(tab: Chat, scale_app: ScaleApp, scale_agent: DemoAgent):
+def test_a_tab_on_the_killed_worker_is_not_left_running(tab: Chat, scale_app: ScaleApp, scale_agent: ScaleAgent):
     """The tab's own websocket dies with the worker. Reflex then sees the dead worker's socket record in
     Redis and gives the reconnecting tab a new token (a fresh state): the thread comes back as saved."""
     driver = long_run_after_an_answer(tab, scale_app, scale_agent)

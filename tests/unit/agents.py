@@ -144,6 +144,7 @@ class Recorded:
     headers: dict[str, str]
     body: Any
     raw: bytes
+    peer: int | None = None  # the client's port: the same for two requests on one kept-alive connection
 
 
 Reply = Any  # list[dict] | bytes | Response | Stream | Callable[[dict], Reply]
@@ -173,7 +174,8 @@ class ScriptedAgent:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        self.requests.append(Recorded(request.method, request.url.path, dict(request.headers), body, raw))
+        self.requests.append(Recorded(request.method, request.url.path, dict(request.headers), body, raw,
+                                      request.client.port if request.client else None))
         reply = self.replies.popleft() if self.replies else self.default
         while callable(reply) and not isinstance(reply, (Response, Stream)):
             reply = reply(body)
@@ -216,14 +218,17 @@ def bound_socket(port: int = 0) -> socket.socket:
 
 
 @contextmanager
-def serve_in_thread(app: Any, sock: socket.socket | None = None) -> Iterator[str]:
-    """uvicorn on ``sock`` (default: a fresh ephemeral port) in a daemon thread; yields the base URL."""
+def serve_in_thread(app: Any, sock: socket.socket | None = None, **options: Any) -> Iterator[str]:
+    """uvicorn on ``sock`` (default: a fresh ephemeral port) in a daemon thread; yields the base URL.
+
+    ``options``: more of uvicorn's settings (``ssl_certfile``, ``ssl_keyfile``: the URL is still ``http://``).
+    """
     import uvicorn
 
     sock = sock or bound_socket()
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, lifespan="off", log_level="critical", access_log=False, loop="asyncio",
-                            timeout_graceful_shutdown=1)
+                            timeout_graceful_shutdown=1, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True,
                               name=f"uvicorn-{port}")
