@@ -281,7 +281,7 @@ class _DictClient:
     def __init__(self, runs: list[list[dict[str, Any]]]) -> None:
         self._runs = iter(runs)
 
-    def run(self, run_input: Any) -> _DictRun:
+    def run(self, run_input: Any, **_: Any) -> _DictRun:
         return _DictRun(next(self._runs))
 
 

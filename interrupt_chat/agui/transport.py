@@ -42,6 +42,7 @@ from .errors import (
     RunCancelled,
 )
 from .events import parse_delta_json, parse_event, parse_snapshot_json
+from .request_body import MessageJson, encode
 from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
 __all__ = [
@@ -117,26 +118,24 @@ class AgentClient:
         self.headers = dict(headers or {})
         self.transport = transport
 
-    def run(self, run_input: RunAgentInput | dict[str, Any]) -> AgentRun:
-        """Start a run; iterate the result for its events."""
-        if isinstance(run_input, RunAgentInput):
-            body = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
-            # always sent (protocol doc section 4): producers on ag-ui-protocol 0.1.x require them,
-            # and exclude_none drops them when unset (or when the last state snapshot was null)
-            for key, empty in (("state", {}), ("tools", []), ("context", []), ("forwardedProps", {})):
-                body.setdefault(key, empty)
-        else:
-            body = run_input
-        return AgentRun(self, body)
+    def run(self, run_input: RunAgentInput | dict[str, Any], *, message_json: MessageJson | None = None) -> AgentRun:
+        """Start a run; iterate the result for its events.
+
+        ``message_json``: the JSON text of a history message when the caller keeps it
+        (:meth:`~.transcript.Transcript.message_json`); the body is the same, written faster.
+        """
+        return AgentRun(self, run_input, message_json)
 
 
 class AgentRun:
     """The events of one run, as an async iterator. Raises :class:`AgentError` on failure."""
 
-    def __init__(self, client: AgentClient, body: dict[str, Any]) -> None:
-        """Prepare the run; the request is sent when iteration starts."""
+    def __init__(self, client: AgentClient, run_input: RunAgentInput | dict[str, Any],
+                 message_json: MessageJson | None = None) -> None:
+        """Prepare the run; the request is written and sent when iteration starts."""
         self._client = client
-        self._body = body
+        self._input = run_input
+        self._message_json = message_json
         self._source: AsyncGenerator[list[BaseEvent], None] | None = None
         self._reader: asyncio.Task[Any] | None = None  # the consumer's task while it waits for the stream
         self._interrupts = 0  # cancellations of that wait made by cancel(): ours to undo
@@ -243,13 +242,15 @@ class AgentRun:
         client = self._client
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
-        headers = {"Accept": EVENT_STREAM, "Accept-Encoding": ACCEPT_ENCODING, **client.headers}
+        headers = {"Accept": EVENT_STREAM, "Accept-Encoding": ACCEPT_ENCODING, "Content-Type": "application/json",
+                   **client.headers}
         url, answered, status = client.url, False, 0  # display_url(url) on failure only (it parses the URL)
         try:
+            body = encode(self._input, self._message_json)
             wire = _Borrowed(client.transport) if client.transport else AiohttpTransport(_ssl_context())
             async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
                 for _ in range(MAX_REDIRECTS + 1):
-                    async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:
+                    async with aconnect_sse(http, "POST", url, content=body, headers=headers) as source:
                         answered, status = True, source.response.status_code
                         target = _redirect(source.response)
                         if target is None:
