@@ -173,7 +173,7 @@ class MemoryClient:
     def __init__(self, runs: Any) -> None:
         self._runs = iter(runs)
 
-    def run(self, run_input: Any) -> MemoryRun:
+    def run(self, run_input: Any, **_: Any) -> MemoryRun:
         return MemoryRun(next(self._runs))
 
 

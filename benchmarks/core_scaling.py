@@ -17,7 +17,8 @@ Prints:
    event itself is linear in the history by nature: it is reported per message it carries;
 2. that history, once per run: ``Transcript.to_messages()`` (cached: the call ``build_input`` makes
    after each run) vs ``_to_messages_uncached()`` (every model built again, what it did before) at
-   the start and the end, and the whole request body for scale;
+   the start and the end, and the whole request body for scale (dumped whole, and as it is sent: written
+   from each message's JSON text, kept by the transcript);
 3. events per second, on threads of 100 runs (``--compare-runs``), through ``@ag-ui/client`` 1.0.0
    itself (installed from the npm registry into ``benchmarks/.node/``, gitignored; driven by
    ``agui_client_driver.mjs`` under node, or bun) vs ours, on the same recorded events written to
@@ -72,6 +73,7 @@ from benchmarks._thread import (
 )
 from benchmarks.reducer_scaling import NaiveReducer, apply_pipeline, apply_transcript
 from interrupt_chat.agui import AgentSession, ChunkExpander, Transcript, Verifier, parse_event
+from interrupt_chat.agui.request_body import encode
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = Path(__file__).resolve().parent / ".node"  # gitignored
@@ -254,9 +256,13 @@ def section_history(plain: list[list[Any]], heavy: list[list[Any]]) -> None:
         run_input = session.build_input()
         return json.dumps(run_input.model_dump(mode="json", by_alias=True, exclude_none=True)).encode()
 
-    best = min(_timed(body) for _ in range(10))
+    def kept() -> bytes:  # what AgentClient sends: each message's JSON text kept by the transcript
+        return encode(session.build_input(), session.transcript.message_json)
+
+    best, written = min(_timed(body) for _ in range(10)), min(_timed(kept) for _ in range(10))
     print(f"   for scale, the whole request body at the end (build_input + model_dump + json.dumps): {ms(best).strip()}"
-          f" for {len(body()) / 1024:.0f} KiB (the cached to_messages is part of it)")
+          f" for {len(body()) / 1024:.0f} KiB (the cached to_messages is part of it); written from the messages'"
+          f" kept JSON texts, as sent (build_input + request_body.encode): {ms(written).strip()}")
 
 
 def _timed(fn) -> float:
@@ -281,7 +287,7 @@ class _DictClient:
     def __init__(self, runs: list[list[dict[str, Any]]]) -> None:
         self._runs = iter(runs)
 
-    def run(self, run_input: Any) -> _DictRun:
+    def run(self, run_input: Any, **_: Any) -> _DictRun:
         return _DictRun(next(self._runs))
 
 

@@ -180,7 +180,7 @@ class ScriptedClient:
         self.script: list[tuple[list[Any], list[float]]] = []
         self.arrivals: list[Arrival] = []
 
-    def run(self, run_input: Any) -> ScriptedRun:
+    def run(self, run_input: Any, **_: Any) -> ScriptedRun:
         events, gaps = self.script.pop(0)
         return ScriptedRun(events, gaps, self.arrivals)
 

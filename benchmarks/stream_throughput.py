@@ -48,6 +48,7 @@ from httpx_sse import aconnect_sse  # noqa: E402
 
 from benchmarks._thread import ROOT, THREAD_ID, MemoryClient, run_events  # noqa: E402
 from interrupt_chat.agui import AgentClient, AgentSession, parse_event  # noqa: E402
+from interrupt_chat.agui.request_body import body_of  # noqa: E402
 from tests.unit.agents import serve_in_thread  # noqa: E402
 
 os.environ["INTERRUPT_CHAT_DB_URL"] = "off"  # no SQLite file written by a benchmark
@@ -92,7 +93,7 @@ def run_input() -> RunAgentInput:
 
 
 async def raw(url: str, parse: bool) -> int:
-    body = AgentClient(url).run(run_input())._body
+    body = body_of(run_input())  # the dict AgentClient writes
     count = 0
     async with httpx.AsyncClient(timeout=30) as http:
         async with aconnect_sse(http, "POST", url, json=body, headers={"Accept": "text/event-stream"}) as source:

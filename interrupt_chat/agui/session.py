@@ -353,7 +353,7 @@ class AgentSession:
         self._run_start = len(self.transcript.messages)
         self.transcript.status, self.transcript.error = "running", None
         client = self.client or AgentClient("")  # restored from a pickle without a client: a clear error
-        run = self._run = client.run(run_input)
+        run = self._run = client.run(run_input, message_json=self.transcript.message_json)
         if self.__dict__.pop("_stop_requested", False):
             run.cancel()
         self.tracker.new_stream()

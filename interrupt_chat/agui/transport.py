@@ -27,8 +27,8 @@ from typing import Any
 
 import httpx
 from ag_ui.core import BaseEvent, RunAgentInput
-from httpx_sse import ServerSentEvent, aconnect_sse
-from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # httpx-sse's framing, driven per read
+from httpx_sse import aconnect_sse
+from httpx_sse._decoders import SSELineDecoder  # httpx-sse's line splitter, driven per read
 
 from .aiohttp_transport import InvalidHTTP, shared_transport
 from .errors import (
@@ -42,6 +42,7 @@ from .errors import (
     RunCancelled,
 )
 from .events import parse_delta_json, parse_event, parse_snapshot_json
+from .request_body import MessageJson, encode
 from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
 __all__ = [
@@ -117,26 +118,24 @@ class AgentClient:
         self.headers = dict(headers or {})
         self.transport = transport
 
-    def run(self, run_input: RunAgentInput | dict[str, Any]) -> AgentRun:
-        """Start a run; iterate the result for its events."""
-        if isinstance(run_input, RunAgentInput):
-            body = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
-            # always sent (protocol doc section 4): producers on ag-ui-protocol 0.1.x require them,
-            # and exclude_none drops them when unset (or when the last state snapshot was null)
-            for key, empty in (("state", {}), ("tools", []), ("context", []), ("forwardedProps", {})):
-                body.setdefault(key, empty)
-        else:
-            body = run_input
-        return AgentRun(self, body)
+    def run(self, run_input: RunAgentInput | dict[str, Any], *, message_json: MessageJson | None = None) -> AgentRun:
+        """Start a run; iterate the result for its events.
+
+        ``message_json``: the JSON text of a history message when the caller keeps it
+        (:meth:`~.transcript.Transcript.message_json`); the body is the same, written faster.
+        """
+        return AgentRun(self, run_input, message_json)
 
 
 class AgentRun:
     """The events of one run, as an async iterator. Raises :class:`AgentError` on failure."""
 
-    def __init__(self, client: AgentClient, body: dict[str, Any]) -> None:
-        """Prepare the run; the request is sent when iteration starts."""
+    def __init__(self, client: AgentClient, run_input: RunAgentInput | dict[str, Any],
+                 message_json: MessageJson | None = None) -> None:
+        """Prepare the run; the request is written and sent when iteration starts."""
         self._client = client
-        self._body = body
+        self._input = run_input
+        self._message_json = message_json
         self._source: AsyncGenerator[list[BaseEvent], None] | None = None
         self._reader: asyncio.Task[Any] | None = None  # the consumer's task while it waits for the stream
         self._interrupts = 0  # cancellations of that wait made by cancel(): ours to undo
@@ -243,13 +242,15 @@ class AgentRun:
         client = self._client
         if not client.url:
             raise AgentConfigurationError("no agent URL is configured")
-        headers = {"Accept": EVENT_STREAM, "Accept-Encoding": ACCEPT_ENCODING, **client.headers}
+        headers = {"Accept": EVENT_STREAM, "Accept-Encoding": ACCEPT_ENCODING, "Content-Type": "application/json",
+                   **client.headers}
         url, answered, status = client.url, False, 0  # display_url(url) on failure only (it parses the URL)
         try:
+            body = encode(self._input, self._message_json)
             wire = _Borrowed(client.transport) if client.transport else shared_transport(_ssl_context())
             async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
                 for _ in range(MAX_REDIRECTS + 1):
-                    async with aconnect_sse(http, "POST", url, json=self._body, headers=headers) as source:
+                    async with aconnect_sse(http, "POST", url, content=body, headers=headers) as source:
                         answered, status = True, source.response.status_code
                         target = _redirect(source.response)
                         if target is None:
@@ -293,8 +294,8 @@ class AgentRun:
         async for text in _Bounded(_Inflated(response), self._pause).aiter_text():
             batch: list[BaseEvent] = []
             try:
-                for sse in frames.feed(text):
-                    _take(sse, repair, batch)
+                for data in frames.feed(text):
+                    _take(data, repair, batch)
                     if len(batch) >= MAX_BATCH_EVENTS:  # a burst: the consumer gets it piece by piece
                         yield batch
                         batch = []
@@ -305,36 +306,45 @@ class AgentRun:
             if batch:
                 yield batch
         batch = []
-        for sse in frames.flush():
-            _take(sse, repair, batch)
+        for data in frames.flush():
+            _take(data, repair, batch)
         if batch:
             yield batch
 
 
 class _Frames:
-    """httpx-sse's framing, fed one network read at a time: its line splitter and its field decoder.
+    """The data of each SSE event, fed one network read at a time.
 
-    The same two steps as its ``aiter_sse`` (CR/LF/CRLF, multi-line ``data:``, comments, ``retry``),
-    without the two async generators it runs per line: on a busy worker each hop between generators
-    cost more than the framing itself.
+    httpx-sse's line splitter (CR/LF/CRLF), then the standard's field rules for the one field an AG-UI
+    client reads: ``data`` lines are joined with line feeds and dispatched at a blank line; ``event``,
+    ``id``, ``retry``, unknown fields and comments carry nothing here. One list per read, without a
+    generator per line or an object per event: on a busy worker those cost more than the framing.
     """
 
     def __init__(self) -> None:
-        self._lines, self._fields = SSELineDecoder(), SSEDecoder()
+        self._lines = SSELineDecoder()
+        self._data: list[str] = []  # the data lines of the event being read
 
-    def feed(self, text: str) -> Iterator[ServerSentEvent]:
-        """The events that ``text`` completes."""
-        return self._events(self._lines.decode(text))
+    def feed(self, text: str) -> list[str]:
+        """The data of the events that ``text`` completes."""
+        return self._dispatch(self._lines.decode(text))
 
-    def flush(self) -> Iterator[ServerSentEvent]:
+    def flush(self) -> list[str]:
         """At the end of the stream: the last line, if it had no line break (an event still needs its blank line)."""
-        return self._events(self._lines.flush())
+        return self._dispatch(self._lines.flush())
 
-    def _events(self, lines: list[str]) -> Iterator[ServerSentEvent]:
+    def _dispatch(self, lines: list[str]) -> list[str]:
+        out, data = [], self._data
         for line in lines:
-            sse = self._fields.decode(line.rstrip("\n"))
-            if sse is not None:
-                yield sse
+            if not line:  # the blank line ends an event
+                if data:
+                    out.append("\n".join(data))
+                    data.clear()
+            elif line.startswith("data"):
+                field, _, value = line.partition(":")
+                if field == "data":
+                    data.append(value[1:] if value.startswith(" ") else value)
+        return out
 
 
 class _Borrowed(httpx.AsyncBaseTransport):
@@ -498,13 +508,13 @@ class _Inflater:
             raise AgentStreamError(f"the agent's compressed answer ends before its {self._coding} stream does")
 
 
-def _take(sse: ServerSentEvent | None, repair: SurrogateRepair, batch: list[BaseEvent]) -> None:
-    """Add a complete SSE event's AG-UI event to ``batch``; one without data (a comment, a retry) carries nothing."""
-    if sse is None or not sse.data:
+def _take(data: str, repair: SurrogateRepair, batch: list[BaseEvent]) -> None:
+    """Add the AG-UI event of a complete SSE event's data to ``batch``; empty data carries nothing."""
+    if not data:
         return
-    if len(sse.data) > MAX_EVENT_CHARS:
+    if len(data) > MAX_EVENT_CHARS:
         raise _too_large()
-    event = _decode(sse.data, repair)
+    event = _decode(data, repair)
     if event is not None:
         batch.append(event)
 

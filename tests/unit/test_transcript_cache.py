@@ -7,7 +7,9 @@ message, ``set_awaiting``, edited arguments, ``fail``, …) and, **after every s
 derived indexes; at the end the whole sequence is replayed into a fresh ``Transcript`` and compared
 again. Sequences: normal runs, tool calls, resumes, ``MESSAGES_SNAPSHOT`` replacing and merging
 messages, reasoning, hostile ids, a seeded random walk, and the hostile-agent corpus played over
-HTTP with the check wrapped around ``Transcript.apply``.
+HTTP with the check wrapped around ``Transcript.apply``. The check also writes the next run's request
+body from the JSON text the transcript keeps per message (``request_body.encode`` with
+``Transcript.message_json``), and compares its bytes with the body dumped whole from scratch.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from typing import Any
 
 import jsonpatch
 import pytest
+from ag_ui.core import RunAgentInput, UserMessage
 
 from interrupt_chat.agui import MalformedEvent, ProtocolViolation, Transcript, parse_event
+from interrupt_chat.agui.request_body import encode
 from tests.unit.agents import finished, run_error, started, tool_result
 
 Step = dict | Callable[[Transcript], Any]
@@ -46,6 +50,22 @@ def check(t: Transcript) -> None:
             assert t._pos[message.id] == i
     opened = {id(m) for m in t._opened}
     assert all(id(m) in opened for m in t.messages if m.streaming)  # fail() reaches every streaming one
+    check_body(t)
+
+
+def body(t: Transcript, messages: list[Any], cached: Any = None) -> bytes | type[ValueError]:
+    run_input = RunAgentInput(thread_id="t", run_id="r", state=t.state, messages=messages)
+    try:
+        return encode(run_input, cached)
+    except ValueError:  # a value JSON cannot hold: both ways fail alike
+        return ValueError
+
+
+def check_body(t: Transcript) -> None:
+    """The request body written from the kept JSON texts is byte for byte the one dumped whole from scratch."""
+    whole = body(t, t._to_messages_uncached())
+    assert body(t, t.to_messages(), t.message_json) == whole  # texts dumped now and kept
+    assert body(t, t.to_messages(), t.message_json) == whole  # texts read back
 
 
 def step(t: Transcript, item: Step) -> None:
@@ -326,6 +346,20 @@ def test_a_snapshot_of_the_unchanged_history_keeps_every_model():
     t.apply(parse_event(snapshot(*[{**m, "content": "changed"} if m["id"] == "a1" else m for m in built(t)])))
     changed = t.to_messages()
     assert [a is b for a, b in zip(before, changed, strict=True)] == [True, True, True, True, True, False, True]
+
+
+def test_the_body_keeps_each_message_text_and_dumps_what_is_not_its_own():
+    t = play([*run(0), *run(1)])
+    sent = t.to_messages()
+    texts = [t.message_json(m) for m in sent]
+    assert all(texts) and all(a is b for a, b in zip(texts, map(t.message_json, t.to_messages()), strict=True))
+    copied = sent[0].model_copy(update={"content": "a file, resolved"})  # as multimodal.resolve sends one
+    foreign = UserMessage(id="elsewhere", content="not in the transcript")
+    assert t.message_json(copied) is None and t.message_json(foreign) is None
+    mixed = [copied, *sent[1:], foreign]
+    assert body(t, mixed, t.message_json) == body(t, mixed)
+    step(t, deltas("a1", " more")[1])  # a1 changed: its model and its text are new
+    assert t.message_json(sent[4]) is None and t.message_json(t.to_messages()[4]) != texts[4]
 
 
 def test_models_are_never_changed_in_place():

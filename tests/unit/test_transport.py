@@ -496,8 +496,8 @@ async def _frames(*chunks: str) -> list[str]:
 
     frames, found = _Frames(), []
     async for piece in _Bounded(_Chunked(chunks)).aiter_text():  # type: ignore[arg-type]
-        found += [sse.data for sse in frames.feed(piece) if sse.data]
-    return found + [sse.data for sse in frames.flush() if sse.data]
+        found += [data for data in frames.feed(piece) if data]
+    return found + [data for data in frames.flush() if data]
 
 
 async def test_sse_framing_is_independent_of_chunk_boundaries():

@@ -17,6 +17,7 @@ from ag_ui.core import BaseEvent, Message
 from ..errors import ProtocolViolation
 from ..message_views import MessageView, RunStatus, ToolCallView
 from ..predict import Predictor
+from ..request_body import message_json
 from ..wire_messages import build_message, cacheable, wire_key
 from . import fold, run, shared_state, tool_calls
 
@@ -61,9 +62,10 @@ class Transcript:
         """The derived indexes, rebuilt from ``messages`` (a new transcript, a pickle, a snapshot)."""
         self._pos: dict[str, int] = {m.id: i for i, m in enumerate(self.messages)}  # checked on use
         self._opened: list[MessageView] = [m for m in self.messages if m.streaming]  # all streaming ones
-        # id -> (the view it was built from, its AG-UI message or None, the view's wire key): an
-        # entry stands while its view does not change; every change to a message pops its entry
-        self._wire: dict[str, tuple[MessageView, Message | None, tuple[Any, ...]]] = {}
+        # id -> (the view it was built from, its AG-UI message or None, the view's wire key, the
+        # message's JSON text once a run wrote it): an entry stands while its view does not change;
+        # every change to a message pops its entry
+        self._wire: dict[str, tuple[MessageView, Message | None, tuple[Any, ...], str | None]] = {}
         self._sizes: dict[str, int] = {}  # message or tool call id -> characters streamed into it (this run)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -230,6 +232,21 @@ class Transcript:
                 out.append(converted)
         return out
 
+    def message_json(self, message: Message) -> str | None:
+        """The JSON text of a model :meth:`to_messages` gave, kept with it; None for any other model.
+
+        The request body writes the history from these (:mod:`..request_body`): a message's text is
+        dumped once, when a run first sends it, and dropped with its model when the message changes.
+        """
+        entry = self._wire.get(message.id)
+        if entry is None or entry[1] is not message:
+            return None
+        text = entry[3]
+        if text is None:
+            text = message_json(message)
+            self._wire[message.id] = (entry[0], message, entry[2], text)
+        return text
+
     def _to_message(self, view: MessageView) -> Message | None:
         """One message as :meth:`to_messages` sends it (None for activity and empty turns); cached."""
         entry = self._wire.get(view.id)
@@ -242,7 +259,7 @@ class Transcript:
     def _cache(self, view: MessageView) -> Message | None:
         message = self._build_message(view)
         if self._cacheable(view):
-            self._wire[view.id] = (view, message, self._wire_key(view))
+            self._wire[view.id] = (view, message, self._wire_key(view), None)
         return message
 
     def _cacheable(self, view: MessageView) -> bool:

@@ -80,7 +80,7 @@ def snapshot(t: Transcript, event: MessagesSnapshotEvent) -> None:
 
 
 def replace_messages(t: Transcript, merged: list[MessageView]) -> None:
-    """``merged`` becomes the message list; cached models carry over where the wire key is the same."""
+    """``merged`` becomes the message list; cached models and their JSON text carry over where the key is the same."""
     old_wire = t._wire
     t.messages = merged
     t._by_id = {message.id: message for message in merged}
@@ -90,7 +90,7 @@ def replace_messages(t: Transcript, merged: list[MessageView]) -> None:
         entry = old_wire.get(view.id)
         # the model is a function of the key: equal keys, equal models (whichever view it came from)
         if entry is not None and t._cacheable(view) and t._wire_key(view) == entry[2]:
-            wire[view.id] = (view, entry[1], entry[2])
+            wire[view.id] = (view, entry[1], entry[2], entry[3])
 
 
 def view_from_message(t: Transcript, message: Message) -> MessageView:
