@@ -111,9 +111,9 @@ def _stop() -> None:
 
 
 @contextlib.contextmanager
-def first() -> Iterator[None]:
-    """The database calls made in this block go first (a task started in it would inherit that: start none)."""
-    token = URGENT.set(True)
+def first(when: bool = True) -> Iterator[None]:
+    """The database calls made in this block go first, ``when`` so (a task started in it would inherit that)."""
+    token = URGENT.set(when or URGENT.get())
     try:
         yield
     finally:

@@ -12,7 +12,6 @@ reaches them, and so that liveness and orphans are the thread's, not a tab's.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -298,7 +297,7 @@ async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
     Returns the handler call the set owes (S17) and the rules' outcome (with its resume when they
     answered the whole set: no card is drawn then).
     """
-    with pools.first() if asks else contextlib.nullcontext():  # (it starts no task: nothing inherits it)
+    with pools.first(asks):  # (it starts no task: nothing inherits it)
         rules = await hooks.beyond.rules_for(owner, session)
     call, chunks = None, []
     async with state:

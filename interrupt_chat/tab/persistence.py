@@ -9,7 +9,6 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import enum
 import inspect
@@ -510,7 +509,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
                           tool=audit.about.get("tool", ""), decider=ACTOR.get(), waited_ms=audit.waited_ms)
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
-            with pools.first() if urgent else contextlib.nullcontext():  # a set surfacing: ahead of other saves
+            with pools.first(urgent):  # a set surfacing: ahead of other saves
                 await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
