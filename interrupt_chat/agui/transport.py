@@ -246,7 +246,7 @@ class AgentRun:
                    **client.headers}
         url, answered, status = client.url, False, 0  # display_url(url) on failure only (it parses the URL)
         try:
-            body = encode(self._input, self._message_json)
+            body = _body(self._input, self._message_json)
             wire = _Borrowed(client.transport) if client.transport else shared_transport(_ssl_context())
             async with httpx.AsyncClient(timeout=client.timeout, transport=wire) as http:
                 for _ in range(MAX_REDIRECTS + 1):
@@ -506,6 +506,14 @@ class _Inflater:
         """At the end of the body: a compressed one must have ended too."""
         if self._coding and self._started and not self._zlib.eof:
             raise AgentStreamError(f"the agent's compressed answer ends before its {self._coding} stream does")
+
+
+def _body(run_input: RunAgentInput | dict[str, Any], cached: MessageJson | None) -> bytes:
+    """The request body; a value JSON cannot hold (NaN in a dict input) fails the run with its name."""
+    try:
+        return encode(run_input, cached)
+    except ValueError as exc:
+        raise AgentError(f"the run's input cannot be sent as JSON: {exc} (NaN or infinity)") from None
 
 
 def _take(data: str, repair: SurrogateRepair, batch: list[BaseEvent]) -> None:

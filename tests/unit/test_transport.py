@@ -173,6 +173,18 @@ async def test_plain_dict_input_is_sent_as_is():
     assert agent.bodies[0] == body
 
 
+async def test_a_dict_input_json_cannot_hold_fails_the_run_and_the_client_goes_on():
+    # a run input model never holds NaN on the wire (pydantic writes it as null); a plain dict
+    # is sent as it is, so its NaN is refused with the reason, not as a bare ValueError
+    agent = ScriptedAgent()
+    client = in_process(agent)
+    with pytest.raises(AgentError, match="cannot be sent as JSON: Out of range float"):
+        [e async for e in client.run({"threadId": "t1", "runId": "r1", "messages": [], "state": {"x": float("nan")}})]
+    assert agent.bodies == []  # nothing went out
+    [e async for e in client.run({"threadId": "t1", "runId": "r2", "messages": []})]
+    assert agent.bodies[0]["runId"] == "r2"
+
+
 # -- a normal stream ----------------------------------------------------------------------------
 
 async def test_events_are_typed_ag_ui_models():
