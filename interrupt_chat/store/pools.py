@@ -10,7 +10,9 @@ the default pool is left to the app (Reflex writes its states there).
 A person's action goes first (docs/decisions/0029): the calls made under :func:`first` (a tab's
 check before it acts, the claim, a request's surfacing) take the next free thread of their lane,
 ahead of the calls already waiting there (other chats' saves), in arrival order among themselves.
-A call that runs is never interrupted.
+A call that a person waits on by name goes before those (:func:`hurry`): a send right after its own
+answer ended waits for that answer's end to be saved, queued as an ordinary save. A call that runs
+is never interrupted.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ import itertools
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-__all__ = ["READERS", "URGENT", "first", "run"]
+__all__ = ["READERS", "URGENT", "first", "hurriable", "hurry", "run"]
 
 READERS = 4  # reads at once (each holds a pooled connection while it runs)
 T = TypeVar("T")
@@ -36,7 +38,9 @@ T = TypeVar("T")
 URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("interrupt_chat_db_urgent", default=False)
 """Whether this context's database calls go ahead of the waiting ones (set by :func:`first`)."""
 
+_KEY: contextvars.ContextVar[Hashable | None] = contextvars.ContextVar("interrupt_chat_db_key", default=None)
 _Item = tuple[int, int, Callable[[], Any] | None, Future[Any] | None]
+HURRIED, URGENT_LEVEL, NORMAL, STOP = 0, 1, 2, 3  # the order the waiting calls are taken in
 
 
 class _Lane:
@@ -48,24 +52,38 @@ class _Lane:
         self._size, self._name = threads, name
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
+        self._take = threading.Lock()  # a hurried call is queued twice: one thread takes it
 
     def submit(self, call: Callable[[], T], urgent: bool) -> Future[T]:
+        return self.put(call, URGENT_LEVEL if urgent else NORMAL)[1]
+
+    def put(self, call: Callable[[], T], level: int) -> tuple[_Item, Future[T]]:
+        """Queue ``call`` at ``level`` (:data:`HURRIED` first): the queued item (to promote) and its future."""
         future: Future[T] = Future()
-        self._queue.put((0 if urgent else 1, next(self._order), call, future))
+        item: _Item = (level, next(self._order), call, future)
+        self._queue.put(item)
         with self._lock:
             if len(self._threads) < self._size and self._queue.qsize() > 0:
                 thread = threading.Thread(target=self._work, name=f"{self._name}_{len(self._threads)}", daemon=True)
                 self._threads.append(thread)
                 thread.start()
-        return future
+        return item, future
+
+    def promote(self, item: _Item) -> None:
+        """Queue ``item`` again, ahead of every waiting call but the hurried ones; its first copy taken runs."""
+        _, _, call, future = item
+        if future is not None and not future.done() and not future.running():
+            self._queue.put((HURRIED, next(self._order), call, future))
 
     def _work(self) -> None:
         while True:
             _, _, call, future = self._queue.get()
             if call is None or future is None:  # stop (at exit)
                 return
-            if not future.set_running_or_notify_cancel():  # its caller gave up while it waited
-                continue
+            with self._take:
+                if future.running() or future.done():  # its other copy ran (hurried), or its caller gave up
+                    continue
+                future.set_running_or_notify_cancel()  # pending: it runs here
             try:
                 result = call()
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, as an executor does
@@ -79,7 +97,7 @@ class _Lane:
         with self._lock:
             threads = list(self._threads)
         for _ in threads:
-            self._queue.put((2, next(self._order), None, None))
+            self._queue.put((STOP, next(self._order), None, None))
         for thread in threads:
             thread.join(timeout)
 
@@ -120,7 +138,56 @@ def first(when: bool = True) -> Iterator[None]:
         URGENT.reset(token)
 
 
+_queued: dict[Hashable, list[tuple[_Lane, _Item]]] = {}  # the waiting calls made under hurriable(key)
+_hurried: dict[Hashable, int] = {}  # the keys somebody waits on now (how many of them)
+_keys = threading.Lock()  # (loops in several threads may share the lanes)
+
+
+@contextlib.contextmanager
+def hurriable(key: Hashable) -> Iterator[None]:
+    """The database calls made in this block can be hurried by ``key`` (:func:`hurry`)."""
+    token = _KEY.set(key)
+    try:
+        yield
+    finally:
+        _KEY.reset(token)
+
+
+@contextlib.contextmanager
+def hurry(key: Hashable) -> Iterator[None]:
+    """While this block runs, the calls made under ``hurriable(key)`` go before all others.
+
+    Those already waiting are queued again at the front; those made meanwhile are queued there.
+    """
+    with _keys:
+        _hurried[key] = _hurried.get(key, 0) + 1
+        waiting = list(_queued.get(key, ()))
+    for lane, item in waiting:
+        lane.promote(item)
+    try:
+        yield
+    finally:
+        with _keys:
+            _hurried[key] -= 1
+            if not _hurried[key]:
+                del _hurried[key]
+
+
 async def run(fn: Callable[..., T], *args: Any, write: bool, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on the writer thread (``write``) or a reader thread, in this context's copy."""
     call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
-    return await asyncio.wrap_future(_lane(write).submit(call, URGENT.get()))
+    lane, key = _lane(write), _KEY.get()
+    if key is None:
+        return await asyncio.wrap_future(lane.submit(call, URGENT.get()))
+    with _keys:
+        level = HURRIED if key in _hurried else URGENT_LEVEL if URGENT.get() else NORMAL
+        entry = lane.put(call, level)
+        _queued.setdefault(key, []).append((lane, entry[0]))
+    try:
+        return await asyncio.wrap_future(entry[1])
+    finally:
+        with _keys:
+            waiting = _queued.get(key, [])
+            waiting.remove((lane, entry[0]))
+            if not waiting:
+                _queued.pop(key, None)

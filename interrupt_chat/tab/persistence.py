@@ -84,7 +84,7 @@ UNAVAILABLE_NOTICE = ("Threads cannot be saved right now. This chat keeps workin
                       "database is back; until then a server restart would lose what is new.")
 CONFLICT_NOTICE = "This thread changed in another window meanwhile; reload to see where it stands."
 ORPHANED_MESSAGE = "The server handling this answer stopped; send your message again."
-END_SAVE_WAIT_SECONDS = 3.0  # what an action waits at most for this process's save of a run's end
+END_SAVE_WAIT_SECONDS = 10.0  # what an action waits at most for this process's save of a run's end (hurried)
 CLAIM_GRACE_SECONDS = 5.0  # a run's claim this young is not read as orphaned: its driver registers right after it
 
 _db: ThreadDB | None = None
@@ -378,12 +378,14 @@ async def _end_saved(chat: ChatLike, thread_id: str) -> None:
     """A run this process drove on the thread has ended and its end is being saved: wait for that save.
 
     The page shows the run ended before its end is written (the write is after the state lock);
-    a read made meanwhile would see the run's claim and refuse the next action as busy.
+    a read made meanwhile would see the run's claim and refuse the next action as busy. On a busy
+    worker that save may wait behind seconds of other chats' claims and saves: it is hurried.
     """
     key = run_key(chat, thread_id)
     run = runs.local(key)
     if run is not None and not run.running:
-        await runs.ended(key, END_SAVE_WAIT_SECONDS)
+        with pools.hurry(key):  # a person waits on it: it goes before every other waiting call (write())
+            await runs.ended(key, END_SAVE_WAIT_SECONDS)
 
 
 async def _claimed(chat: ChatLike, thread_id: str, since: datetime | None) -> bool:
@@ -509,7 +511,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
                           tool=audit.about.get("tool", ""), decider=ACTOR.get(), waited_ms=audit.waited_ms)
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
-            with pools.first(urgent):  # a set surfacing: ahead of other saves
+            # a set surfacing: ahead of other saves; a send waiting for this save: ahead of all (_end_saved)
+            with pools.first(urgent), pools.hurriable((owner, session.thread_id)):
                 await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 
@@ -11,6 +12,7 @@ import interrupt_chat as ic
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import pools
 from interrupt_chat.store.pools import _Lane
+from interrupt_chat.tab import persistence
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab
@@ -59,6 +61,35 @@ async def test_run_keeps_the_callers_context_and_urgency():
     assert not pools.URGENT.get()  # the block reset it
 
 
+async def test_a_call_a_person_waits_on_by_name_goes_before_every_waiting_one():
+    gate, started, order = threading.Event(), threading.Event(), []
+    key = ("me|chat", "t1")
+
+    def blocker():
+        started.set()
+        gate.wait(5)
+        order.append("running")
+
+    running = asyncio.ensure_future(pools.run(blocker, write=True))
+    assert await asyncio.to_thread(started.wait, 5)
+    saves = [asyncio.ensure_future(pools.run(order.append, n, write=True)) for n in ("save-1", "save-2")]
+    with pools.first():
+        claim = asyncio.ensure_future(pools.run(order.append, "claim", write=True))
+    with pools.hurriable(key):  # e.g. the end save of this person's last run (persistence.write)
+        mine = asyncio.ensure_future(pools.run(order.append, "my end", write=True))
+    with pools.hurriable(("someone else", "t1")):
+        theirs = asyncio.ensure_future(pools.run(order.append, "their end", write=True))
+    await asyncio.sleep(0)  # all queued, behind the running call
+    with pools.hurry(key):  # a send of theirs waits for that save (persistence._end_saved)
+        with pools.hurriable(key):
+            later = asyncio.ensure_future(pools.run(order.append, "my next", write=True))
+        await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(running, *saves, claim, mine, theirs, later)
+    assert order == ["running", "my end", "my next", "claim", "save-1", "save-2", "their end"]
+    assert not pools._queued and not pools._hurried  # nothing of a finished wait stays
+
+
 @pytest.fixture(scope="module")
 def agent() -> Iterator[tuple[str, DemoStore]]:
     app = create_app(delay=0.0)
@@ -82,3 +113,19 @@ async def test_a_person_s_claims_and_a_surfacing_set_go_first_a_run_s_other_save
     await tab.resolve({"approved": True}, interrupt_id)  # the answer's claim (urgent), the follow-up's end (not)
     # the send's claim, the card's save, the answer's claim go first; the follow-up's end waits its turn
     assert saves == [(True, 0), (True, 1), (True, 2), (False, 3)]
+
+
+async def test_a_run_s_end_save_can_be_hurried_by_the_thread_s_run_key(agent, database):
+    url, store = agent
+    keys: list[object] = []
+    keep = database.save
+
+    def observed(owner, session, *args, **kwargs):
+        keys.append(pools._KEY.get())
+        return keep(owner, session, *args, **kwargs)
+
+    database.save = observed
+    tab = await Tab(ic.Chat(url, name="db-hurry").state, store).load()
+    await tab.send("hello")
+    run_key = persistence.run_key(tab.chat, tab.chat.thread_id)
+    assert keys[-1] == run_key  # the end save: what a send right after it hurries (_end_saved)
