@@ -18,6 +18,7 @@ from .behaviour import chat_behaviour
 from .composer import composer
 from .declaring import check_state_args
 from .history import HistoryRows, history_focus, history_more
+from .history_row import history_row
 from .identity_cookie import identity_cookie
 from .interrupt_slot import SlotProps, default_slot, slot_container
 from .message import ToolRenderers, message_row, policy_note
@@ -96,8 +97,7 @@ def _messages(state: type[ChatState], renderers: ToolRenderers | None = None) ->
                       class_name="ic-empty"),
         ),
         history_more(state, history, older=True),
-        rx.foreach(history.rows, lambda row: rx.fragment(
-            message_row(row, state.resync_stream, renderers, state.policy_notes, state), key=row.id)),
+        rx.foreach(history.rows, lambda row: history_row(state, renderers, row)),  # each row memoised
         history_more(state, history, older=False),
         history_focus(state),
         rx.foreach(turn.live, lambda row: message_row(row, state.resync_stream, renderers, state.policy_notes, state)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import reflex as rx
@@ -12,7 +13,7 @@ from reflex_base.vars.function import FunctionStringVar
 from .attachments import message_attachments
 from .stream_text import stream_text
 
-__all__ = ["ToolRenderers", "branch_nav", "message_row", "policy_note", "reasoning_block", "safe_markdown",
+__all__ = ["RowView", "ToolRenderers", "branch_nav", "message_row", "policy_note", "reasoning_block", "safe_markdown",
            "tool_call_card"]
 
 _STATUS_COLOR = {
@@ -129,12 +130,47 @@ def _idle(state: Any) -> Any:
     return (state.status == "idle") | (state.status == "error")
 
 
+@dataclass(frozen=True)
+class RowView:
+    """What a message row reads of its chat: the chat state's handlers, and the row's own values as vars.
+
+    A row drawn from the chat's vars (:meth:`of`) re-renders whenever any of them changes; a row
+    drawn as a memoised component of its own (:mod:`.history_row`) gets these values as props, so
+    it re-renders only when one of its own changes.
+    """
+
+    state: Any  # the chat state class (its event handlers)
+    editing: Any  # bool: this message is being edited
+    idle: Any  # bool: no run and no request open
+    regenerable: Any  # bool: this answer is the one that can be regenerated
+    rating: Any  # str: "up", "down", or "" when not rated
+    comment: Any  # str: the comment on the rating (undefined without one)
+    branch: Any  # str: "2/3" (the version shown, of how many), or "" with one version
+
+    @classmethod
+    def of(cls, state: Any, row: Any) -> RowView:
+        """The values read from ``state``'s vars for ``row``."""
+        return cls(state, state.editing_id == row.id, _idle(state), state.regenerate_id == row.id,
+                   rx.cond(state.feedback.contains(row.id), state.feedback[row.id].to(str), ""),
+                   state.feedback_comments[row.id].to(str),
+                   rx.cond(state.branch_nav.contains(row.id), state.branch_nav[row.id].to(str), ""))
+
+
+def _view(state: Any, row: Any) -> RowView | None:
+    return state if state is None or isinstance(state, RowView) else RowView.of(state, row)
+
+
 def branch_nav(state: Any, row: Any) -> rx.Component:
-    """``branch-nav``: which version of this message is shown, of how many, and the way to the others."""
-    shown = state.branch_nav[row.id].to(str)
+    """``branch-nav``: which version of this message is shown, of how many, and the way to the others.
+
+    ``state``: the chat state, or a :class:`RowView` of the row.
+    """
+    view = _view(state, row)
+    assert view is not None
+    state, shown = view.state, view.branch
     parts = shown.split("/")
     return rx.cond(
-        state.branch_nav.contains(row.id),
+        shown != "",
         rx.hstack(
             rx.icon_button(rx.icon("chevron_left", size=14), size="1", variant="ghost", color_scheme="gray",
                            high_contrast=True, disabled=parts[0] == "1", on_click=state.previous_branch(row.id),
@@ -171,23 +207,24 @@ def _user_body(state: Any, row: Any) -> rx.Component:
                        message_attachments(row))
     if state is None:
         return text
-    return rx.cond(state.editing_id == row.id, _edit_form(state, row), text)
+    return rx.cond(state.editing, _edit_form(state.state, row), text)
 
 
-def _actions(state: Any, row: Any, role: str) -> rx.Component:
+def _actions(view: RowView | None, row: Any, role: str) -> rx.Component:
     """Copy on every message; edit on the person's; thumbs up / down (and a comment) and regenerate on an answer."""
-    if state is None:
+    if view is None:
         return rx.fragment()
+    state = view.state
     copy = _action("copy", "Copy", "message-copy", _copy(row))
     if role != "assistant":
-        edit = rx.cond(_idle(state) & (state.editing_id != row.id),
+        edit = rx.cond(view.idle & ~view.editing,
                        _action("pencil", "Edit", "message-edit", state.start_edit(row.id)))
-        return rx.hstack(copy, edit, branch_nav(state, row), spacing="1", align="center",
+        return rx.hstack(copy, edit, branch_nav(view, row), spacing="1", align="center",
                          class_name="ic-message-actions")
-    regenerate = rx.cond(_idle(state) & (state.regenerate_id == row.id),
+    regenerate = rx.cond(view.idle & view.regenerable,
                          _action("refresh_cw", "Regenerate", "message-regenerate", state.regenerate(row.id)))
-    rating = state.feedback[row.id]
-    rated = state.feedback.contains(row.id)
+    rating = view.rating
+    rated = rating != ""
 
     def thumb(icon: str, value: str, label: str) -> rx.Component:
         return rx.icon_button(rx.icon(icon, size=14), size="1", variant=rx.cond(rating == value, "soft", "ghost"),
@@ -197,7 +234,7 @@ def _actions(state: Any, row: Any, role: str) -> rx.Component:
 
     comment = rx.form(
         rx.el.input(type="hidden", name="message_id", value=row.id),
-        rx.el.input(name="comment", default_value=state.feedback_comments[row.id].to(str), max_length=2000,
+        rx.el.input(name="comment", default_value=view.comment, max_length=2000,
                     placeholder="Add a comment (optional)", class_name="ic-input ic-feedback-comment",
                     custom_attrs={"aria-label": "Comment on this answer", "data-testid": "message-feedback-comment"},
                     key=row.id.to(str) + rating.to(str)),
@@ -208,7 +245,7 @@ def _actions(state: Any, row: Any, role: str) -> rx.Component:
     return rx.cond(
         row.streaming, rx.fragment(),
         rx.vstack(rx.hstack(copy, thumb("thumbs_up", "up", "Good answer"), thumb("thumbs_down", "down", "Bad answer"),
-                            regenerate, branch_nav(state, row), spacing="1", align="center",
+                            regenerate, branch_nav(view, row), spacing="1", align="center",
                             class_name="ic-message-actions"),
                   rx.cond(rated, comment), spacing="1"),
     )
@@ -248,8 +285,10 @@ def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = 
     (:mod:`interrupt_chat.tab.streaming`); ``on_gap`` is the chat state's ``resync_stream``.
     ``renderers`` draw the calls of the tools they name (the row's ``input`` / ``output``).
     ``notes``: the chat's ``policy_notes``, drawn in the tool calls they are about.
-    ``state``: the chat's state, for copy and feedback on the message (none without it).
+    ``state``: the chat's state, for copy and feedback on the message (none without it), or a
+    :class:`RowView` of the row.
     """
+    state = _view(state, row)
     return rx.match(
         row.role,
         ("user", _bubble(row, _user_body(state, row), "user", on_gap, state=state)),
