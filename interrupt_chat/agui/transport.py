@@ -513,7 +513,7 @@ def _body(run_input: RunAgentInput | dict[str, Any], cached: MessageJson | None)
     try:
         return encode(run_input, cached)
     except ValueError as exc:
-        raise AgentError(f"the run's input cannot be sent as JSON: {exc} (NaN or infinity)") from None
+        raise AgentError(f"the run's input cannot be sent as JSON: {exc}") from None
 
 
 def _take(data: str, repair: SurrogateRepair, batch: list[BaseEvent]) -> None:

@@ -202,12 +202,12 @@ def _edit_form(state: Any, row: Any) -> rx.Component:
     )
 
 
-def _user_body(state: Any, row: Any) -> rx.Component:
+def _user_body(view: RowView | None, row: Any) -> rx.Component:
     text = rx.fragment(rx.cond(row.content != "", rx.text(row.content, class_name="ic-user-text")),
                        message_attachments(row))
-    if state is None:
+    if view is None:
         return text
-    return rx.cond(state.editing, _edit_form(state.state, row), text)
+    return rx.cond(view.editing, _edit_form(view.state, row), text)
 
 
 def _actions(view: RowView | None, row: Any, role: str) -> rx.Component:
@@ -252,11 +252,11 @@ def _actions(view: RowView | None, row: Any, role: str) -> rx.Component:
 
 
 def _bubble(row: Any, body: rx.Component, role: str, on_gap: Any, renderers: ToolRenderers | None = None,
-            notes: Any = None, state: Any = None) -> rx.Component:
+            notes: Any = None, view: RowView | None = None) -> rx.Component:
     return rx.box(
         body,
         rx.foreach(row.tool_calls, lambda call: _tool_call(call, on_gap, renderers, notes)),
-        _actions(state, row, role),
+        _actions(view, row, role),
         class_name=f"ic-message ic-{role}",
         custom_attrs={"data-testid": "message", "data-role": role, "data-message-id": row.id},
     )
@@ -288,12 +288,12 @@ def message_row(row: Any, on_gap: Any = None, renderers: ToolRenderers | None = 
     ``state``: the chat's state, for copy and feedback on the message (none without it), or a
     :class:`RowView` of the row.
     """
-    state = _view(state, row)
+    view = _view(state, row)
     return rx.match(
         row.role,
-        ("user", _bubble(row, _user_body(state, row), "user", on_gap, state=state)),
+        ("user", _bubble(row, _user_body(view, row), "user", on_gap, view=view)),
         ("tool", _bubble(row, rx.text(row.content, size="2", class_name="ic-mono"), "tool", on_gap)),
         ("reasoning", reasoning_block(row, on_gap)),
         _bubble(row, stream_text(row, row.content, on_gap, markdown=True, class_name="ic-markdown"), "assistant",
-                on_gap, renderers, notes, state),
+                on_gap, renderers, notes, view),
     )
