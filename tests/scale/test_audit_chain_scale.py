@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page
 from tests.e2e.conftest import Chat
 from tests.scale.conftest import ScaleApp
 from tests.scale.test_people_scale import _new_socket
-from tests.scale.test_scale_out import RELOADS
+from tests.scale.test_scale_out import RELOADS, pause
 
 LOAD = 60_000
 ROUNDS = 3
@@ -35,6 +35,7 @@ def test_two_workers_deciding_at_once_keep_one_chain(page: Page, browser: Browse
             if elsewhere != worker:
                 break
             second.page.close()
+            pause()
         else:
             raise AssertionError(f"{RELOADS} loads all landed on worker {worker}")
         for _round in range(ROUNDS):

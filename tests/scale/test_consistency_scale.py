@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.scale.conftest import EXPIRES_IN, ScaleAgent, ScaleApp
-from tests.scale.test_scale_out import RELOADS, _wait_for, run_worker, websocket_worker
+from tests.scale.test_scale_out import RELOADS, _wait_for, pause, run_worker, websocket_worker
 
 
 def second_tab_on_another_worker(first: Chat, app: ScaleApp) -> tuple[Chat, int]:
@@ -26,6 +26,7 @@ def second_tab_on_another_worker(first: Chat, app: ScaleApp) -> tuple[Chat, int]
                                         None), "the second tab's websocket")
         if worker != first_worker:
             return second, worker
+        pause()
         page.reload()
         expect(second.input).to_be_visible(timeout=60_000)
     raise AssertionError(f"{RELOADS} reloads all landed on worker {first_worker}")

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.e2e.people import SYNC_MS, SignIn, approve_at_once, ask, audit, inbox_item, ready, signing_in, wait_resumes
 from tests.scale.conftest import ScaleApp
-from tests.scale.test_scale_out import RELOADS, _wait_for
+from tests.scale.test_scale_out import RELOADS, _wait_for, pause
 
 LOAD = 60_000
 
@@ -50,6 +50,7 @@ def _inbox_on_another_worker(people: SignIn, app: ScaleApp) -> tuple[Page, Page,
         other_port, other_worker = _new_socket(app, before)
         if other_worker != worker:
             return first, second, {port: worker, other_port: other_worker}
+        pause()
         before = frozenset(app.websockets())
         second.reload()
     raise AssertionError(f"{RELOADS} reloads all landed on worker {worker}")

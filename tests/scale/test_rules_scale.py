@@ -13,7 +13,7 @@ from tests.e2e.conftest import Chat, DemoAgent
 from tests.e2e.people import SYNC_MS
 from tests.scale.conftest import ScaleApp
 from tests.scale.test_people_scale import _new_socket
-from tests.scale.test_scale_out import RELOADS, _resumes, websocket_worker
+from tests.scale.test_scale_out import RELOADS, _resumes, pause, websocket_worker
 
 LOAD = 60_000
 
@@ -28,6 +28,7 @@ def _on_another_worker(tab: Chat, app: ScaleApp, avoid: int) -> Chat:
         _port, worker = _new_socket(app, before)
         if worker != avoid:
             return other
+        pause()
     raise AssertionError(f"{RELOADS} loads all landed on worker {avoid}")
 
 

@@ -9,6 +9,7 @@ certain, not by chance.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import time
@@ -20,7 +21,10 @@ from interrupt_chat.tab.orphans import ORPHANED_MESSAGE
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.scale.conftest import ScaleAgent, ScaleApp
 
-RELOADS = 12  # tries to land a websocket on a given worker (each try: even odds)
+# Tries to land a websocket on a given worker. Each try should be even odds, but which worker accepts is
+# the kernel's choice, and one CI run saw 12 tries in a row land on the same worker: 24, with a short
+# random pause between tries so that they do not fall in step with the workers' own timers.
+RELOADS = 24
 
 
 def _resumes(agent: DemoAgent, thread: str) -> list[dict]:
@@ -50,6 +54,11 @@ def run_worker(app: ScaleApp, agent: ScaleAgent) -> int:
                      "exactly one worker driving a run")
 
 
+def pause() -> None:
+    """A short random pause before another try at landing a websocket on a given worker."""
+    time.sleep(random.uniform(0.05, 0.5))
+
+
 def reload_onto_another_worker(tab: Chat, app: ScaleApp, avoid: int, status: str) -> int:
     """Reload until the tab's new websocket is on a worker other than ``avoid``; the tab then shows ``status``."""
     for _ in range(RELOADS):
@@ -60,6 +69,7 @@ def reload_onto_another_worker(tab: Chat, app: ScaleApp, avoid: int, status: str
         if worker != avoid:
             tab.wait(status)
             return worker
+        pause()
     pytest.fail(f"{RELOADS} reloads all landed on worker {avoid}", pytrace=False)
 
 
