@@ -13,6 +13,11 @@ ahead of the calls already waiting there (other chats' saves), in arrival order 
 A call that a person waits on by name goes before those (:func:`hurry`): a send right after its own
 answer ended waits for that answer's end to be saved, queued as an ordinary save. A call that runs
 is never interrupted.
+
+Calls made under :func:`together` (the thread saves on SQLite) are taken several at a time when
+they wait side by side at one level: they run in one transaction (docs/decisions/0030), and their
+callers hear of them once it is committed. If one of them fails, the transaction is rolled back
+and each call runs again on its own, so every caller gets what its call alone would have given.
 """
 
 from __future__ import annotations
@@ -28,18 +33,29 @@ import queue
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["READERS", "URGENT", "first", "hurriable", "hurry", "run"]
+__all__ = ["BATCH", "READERS", "URGENT", "Batch", "first", "hurriable", "hurry", "run", "together"]
 
 READERS = 4  # reads at once (each holds a pooled connection while it runs)
+BATCH = 16  # calls at most in one transaction (they wait for its commit; so does a call queued behind it)
 T = TypeVar("T")
+
+
+class Batch(Protocol):
+    """One transaction for several calls (:func:`together`): ``failed`` once something in it failed."""
+
+    failed: bool
+
+
+Group = Callable[[], contextlib.AbstractContextManager[Batch]]
 
 URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("interrupt_chat_db_urgent", default=False)
 """Whether this context's database calls go ahead of the waiting ones (set by :func:`first`)."""
 
 _KEY: contextvars.ContextVar[Hashable | None] = contextvars.ContextVar("interrupt_chat_db_key", default=None)
-_Item = tuple[int, int, Callable[[], Any] | None, Future[Any] | None]
+_GROUP: contextvars.ContextVar[Group | None] = contextvars.ContextVar("interrupt_chat_db_group", default=None)
+_Item = tuple[int, int, Callable[[], Any] | None, Future[Any] | None, Group | None]
 HURRIED, URGENT_LEVEL, NORMAL, STOP = 0, 1, 2, 3  # the order the waiting calls are taken in
 
 
@@ -54,13 +70,13 @@ class _Lane:
         self._lock = threading.Lock()
         self._take = threading.Lock()  # a hurried call is queued twice: one thread takes it
 
-    def submit(self, call: Callable[[], T], urgent: bool) -> Future[T]:
-        return self.put(call, URGENT_LEVEL if urgent else NORMAL)[1]
+    def submit(self, call: Callable[[], T], urgent: bool, group: Group | None = None) -> Future[T]:
+        return self.put(call, URGENT_LEVEL if urgent else NORMAL, group)[1]
 
-    def put(self, call: Callable[[], T], level: int) -> tuple[_Item, Future[T]]:
+    def put(self, call: Callable[[], T], level: int, group: Group | None = None) -> tuple[_Item, Future[T]]:
         """Queue ``call`` at ``level`` (:data:`HURRIED` first): the queued item (to promote) and its future."""
         future: Future[T] = Future()
-        item: _Item = (level, next(self._order), call, future)
+        item: _Item = (level, next(self._order), call, future, group)
         self._queue.put(item)
         with self._lock:
             if len(self._threads) < self._size and self._queue.qsize() > 0:
@@ -71,35 +87,84 @@ class _Lane:
 
     def promote(self, item: _Item) -> None:
         """Queue ``item`` again, ahead of every waiting call but the hurried ones; its first copy taken runs."""
-        _, _, call, future = item
+        _, _, call, future, group = item
         if future is not None and not future.done() and not future.running():
-            self._queue.put((HURRIED, next(self._order), call, future))
+            self._queue.put((HURRIED, next(self._order), call, future, group))
 
     def _work(self) -> None:
         while True:
-            _, _, call, future = self._queue.get()
+            level, _, call, future, group = self._queue.get()
             if call is None or future is None:  # stop (at exit)
                 return
-            with self._take:
-                if future.running() or future.done():  # its other copy ran (hurried), or its caller gave up
-                    continue
-                future.set_running_or_notify_cancel()  # pending: it runs here
-            try:
-                result = call()
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller, as an executor does
-                future.set_exception(exc)
+            if not self._claim(future):
+                continue
+            if group is None:
+                _answer(call, future)
             else:
-                future.set_result(result)
-            del call, future  # nothing of a finished call stays alive while the thread waits
+                _together(group, [(call, future), *self._more(level, group)])
+            del call, future, group  # nothing of a finished call stays alive while the thread waits
+
+    def _claim(self, future: Future[Any]) -> bool:
+        """Mark ``future`` running; False: its other copy ran (hurried), or its caller gave up."""
+        with self._take:
+            return not (future.running() or future.done()) and future.set_running_or_notify_cancel()
+
+    def _more(self, level: int, group: Group) -> list[tuple[Callable[[], Any], Future[Any]]]:
+        """The calls of ``group`` waiting next at ``level``, at most :data:`BATCH` in all, taken off the queue."""
+        taken: list[tuple[Callable[[], Any], Future[Any]]] = []
+        while len(taken) < BATCH - 1:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item[0] != level or item[4] is None or item[4] != group or item[2] is None or item[3] is None:
+                self._queue.put(item)  # its place in the queue is its (level, order): it is taken next
+                break
+            if self._claim(item[3]):
+                taken.append((item[2], item[3]))
+        return taken
 
     def stop(self, timeout: float) -> None:
         """Let the waiting calls finish (a save must not be lost at exit), then end the threads."""
         with self._lock:
             threads = list(self._threads)
         for _ in threads:
-            self._queue.put((STOP, next(self._order), None, None))
+            self._queue.put((STOP, next(self._order), None, None, None))
         for thread in threads:
             thread.join(timeout)
+
+
+def _answer(call: Callable[[], T], future: Future[T]) -> None:
+    try:
+        result = call()
+    except BaseException as exc:  # noqa: BLE001 - handed to the caller, as an executor does
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
+
+
+def _together(group: Group, calls: list[tuple[Callable[[], Any], Future[Any]]]) -> None:
+    """Run ``calls`` in one transaction and answer them once it is committed; on a failure, each alone."""
+    if len(calls) == 1:
+        _answer(*calls[0])
+        return
+    results: list[Any] = []
+    try:
+        with group() as batch:
+            for call, _ in calls:
+                results.append(call())
+                if batch.failed:
+                    raise _Again
+    except BaseException:  # noqa: BLE001 - rolled back: each call runs again on its own, its error its own
+        for call, future in calls:
+            _answer(call, future)
+        return
+    for (_, future), result in zip(calls, results, strict=True):
+        future.set_result(result)
+
+
+class _Again(Exception):
+    """A call of a batch failed: roll the batch back."""
 
 
 _lanes: dict[bool, _Lane] = {}
@@ -144,6 +209,20 @@ _keys = threading.Lock()  # (loops in several threads may share the lanes)
 
 
 @contextlib.contextmanager
+def together(group: Group | None) -> Iterator[None]:
+    """The writes made in this block may share a transaction made by ``group`` (None: each its own).
+
+    ``group()`` opens the transaction that the calls run in, on the writer thread; it commits when
+    the block ends without an error. A failure inside a call must set the batch's ``failed``.
+    """
+    token = _GROUP.set(group)
+    try:
+        yield
+    finally:
+        _GROUP.reset(token)
+
+
+@contextlib.contextmanager
 def hurriable(key: Hashable) -> Iterator[None]:
     """The database calls made in this block can be hurried by ``key`` (:func:`hurry`)."""
     token = _KEY.set(key)
@@ -176,12 +255,12 @@ def hurry(key: Hashable) -> Iterator[None]:
 async def run(fn: Callable[..., T], *args: Any, write: bool, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on the writer thread (``write``) or a reader thread, in this context's copy."""
     call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
-    lane, key = _lane(write), _KEY.get()
+    lane, key, group = _lane(write), _KEY.get(), _GROUP.get() if write else None
     if key is None:
-        return await asyncio.wrap_future(lane.submit(call, URGENT.get()))
+        return await asyncio.wrap_future(lane.submit(call, URGENT.get(), group))
     with _keys:
         level = HURRIED if key in _hurried else URGENT_LEVEL if URGENT.get() else NORMAL
-        entry = lane.put(call, level)
+        entry = lane.put(call, level, group)
         _queued.setdefault(key, []).append((lane, entry[0]))
     try:
         return await asyncio.wrap_future(entry[1])

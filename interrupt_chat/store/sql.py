@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection
 from ..agui.records import MessageDigests
 from . import chain
 from .rows import _pending_identity
-from .schema import decisions_table, messages_table, threads_table, tombstones_table
+from .schema import decisions_table, messages_table, schema_version_table, threads_table, tombstones_table
 from .schema import metadata as _metadata
 from .types import ThreadDBError
 
@@ -19,6 +19,26 @@ DB_URL_ENV = "INTERRUPT_CHAT_DB_URL"
 
 
 _TIMESTAMP = ("DATETIME", "TIMESTAMP WITH TIME ZONE")  # SQLite's, PostgreSQL's
+
+
+_PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
+
+
+def _prepare_schema(conn: Connection, version: int) -> None:
+    """Create the tables if missing, migrate them up to ``version``, check them (in ``conn``'s transaction)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
+    _metadata.create_all(conn)
+    found = conn.execute(select(schema_version_table.c.version).where(schema_version_table.c.id == 1)).scalar()
+    if found is not None and found > version:
+        raise ThreadDBError(f"thread database: its schema version {found} is newer than this code's "
+                            f"({version}); upgrade interrupt_chat")
+    if found is not None and found < version:
+        _migrate(conn, found)
+        conn.execute(schema_version_table.update().where(schema_version_table.c.id == 1).values(version=version))
+    _check_tables(conn)
+    if found is None:
+        conn.execute(schema_version_table.insert().values(id=1, version=version))
 
 
 def _migrate(conn: Connection, found: int) -> None:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import exists, or_, select, text
+from sqlalchemy import exists, or_, select
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
@@ -55,6 +55,7 @@ from . import feedback as store_feedback
 from . import files as store_files
 from . import inbox as store_inbox
 from .audit import DECIDED_BY, DECISION_ACTIONS
+from .batch import Batches, WriteBatch
 from .engine import DEFAULT_DATA_DIR, create, default_db_url
 from .feedback import Feedback
 from .masking import MASKED, mask_secrets
@@ -72,8 +73,7 @@ from .rows import (
     _still_owed,
     _thread_values,
 )
-from .schema import messages_table, schema_version_table, threads_table, tombstones_table
-from .schema import metadata as _metadata
+from .schema import messages_table, schema_version_table, threads_table, tombstones_table  # noqa: F401 - for tests
 from .sql import (
     _DELETE_MESSAGES_FROM,
     _INSERT_MESSAGE,
@@ -84,10 +84,9 @@ from .sql import (
     _UPDATE_THREAD,
     _UPDATE_THREAD_KEEPING_TITLE,
     DB_URL_ENV,
-    _check_tables,
     _Conflict,
     _Known,
-    _migrate,
+    _prepare_schema,
     _Stored,
     _stored_row,
     _tombstoned,
@@ -116,10 +115,6 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 6  # 2: interrupt_chat_decisions.decided_by; 3: its detail, the policies table; 4: people (requests);
 # 5: rules' conditions, expiry and tool fingerprint, the pauses table; 6: the audit's hash chain
 _CACHED_THREADS = 1024  # threads whose message digests a ThreadDB keeps in memory (least recently saved out)
-_PG_LOCK_KEY = 0x1C7DB  # pg_advisory_xact_lock key: one process creates or migrates the schema at a time
-
-
-# -- the database ------------------------------------------------------------------------------------
 
 
 class ThreadDB:
@@ -159,6 +154,7 @@ class ThreadDB:
         self._ready = False
         self._known: OrderedDict[tuple[str, str], _Known] = OrderedDict()  # per thread, least recently used first
         self._damaged: set[tuple[str, str]] = set()  # threads whose rows did not parse: rewrite them whole
+        self._batches = Batches()  # the saves that share a transaction (store.batch)
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
         self.public_name: Callable[[str], str] | None = None  # how the audit names an owner key (set by the app)
 
@@ -181,10 +177,37 @@ class ThreadDB:
 
     # -- plumbing ------------------------------------------------------------------------------
 
+    @property
+    def batches(self) -> bool:
+        """Whether saves share transactions (:meth:`batch`): on SQLite, whose single writer they wait for."""
+        return self._sqlite
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[WriteBatch]:
+        """The saves this thread makes in the block share one transaction, committed when it ends.
+
+        If the block fails, it is rolled back and what the saves left in memory is forgotten
+        (:mod:`~interrupt_chat.store.batch`); each save then runs again alone (:mod:`~interrupt_chat.store.pools`).
+        """
+        with self._lock:
+            opened: WriteBatch | None = None
+            try:
+                with self._transaction("save the threads", write=True) as conn, self._batches.opened(conn) as opened:
+                    yield opened
+            except BaseException:
+                if opened is not None:
+                    opened.forget(self._known)
+                raise
+
     @contextlib.contextmanager
     def _transaction(self, what: str, *, write: bool = False) -> Iterator[Connection]:
-        """A transaction, every failure turned into ThreadDBError."""
+        """A transaction, every failure turned into ThreadDBError (in a batch: the batch's)."""
         self.ensure_schema()
+        batch = self._batches.current
+        if batch is not None:
+            with self._guard(what), Batches.joined(batch) as conn:
+                yield conn
+            return
         with self._guard(what), self._serial(write), self._engine.connect() as conn:
             if write:
                 conn.execution_options(ic_write=True)
@@ -237,21 +260,7 @@ class ThreadDB:
             with self._guard("create the tables"), self._engine.connect() as conn:
                 conn.execution_options(ic_write=True)
                 with conn.begin():
-                    if conn.dialect.name == "postgresql":
-                        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
-                    _metadata.create_all(conn)
-                    found = conn.execute(select(schema_version_table.c.version)
-                                         .where(schema_version_table.c.id == 1)).scalar()
-                    if found is not None and found > SCHEMA_VERSION:
-                        raise ThreadDBError(f"thread database: its schema version {found} is newer than this code's "
-                                            f"({SCHEMA_VERSION}); upgrade interrupt_chat")
-                    if found is not None and found < SCHEMA_VERSION:
-                        _migrate(conn, found)
-                        conn.execute(schema_version_table.update().where(schema_version_table.c.id == 1)
-                                     .values(version=SCHEMA_VERSION))
-                    _check_tables(conn)
-                    if found is None:
-                        conn.execute(schema_version_table.insert().values(id=1, version=SCHEMA_VERSION))
+                    _prepare_schema(conn, SCHEMA_VERSION)
             self._ready = True
 
     # -- threads -------------------------------------------------------------------------------
@@ -304,7 +313,7 @@ class ThreadDB:
 
     def _write(self, owner: str, session: AgentSession, title: str | None, revision: int | None, in_flight: bool,
                branches: store_branches.BranchWrite | None) -> SaveResult:
-        key = (owner, session.thread_id)
+        key, before = (owner, session.thread_id), session.revision
         known = self._known_for(key)
         record = session_record(session, messages=False)
         if in_flight:
@@ -318,6 +327,8 @@ class ThreadDB:
                         if branches is not None:
                             store_branches.write(conn, owner, session.thread_id, branches, self._stamp())
                     known.stored, known.digests = known.next, [digest for _, digest in scanned]
+                    if (batch := self._batches.current) is not None:
+                        batch.saved(session, before, self._damaged, key)
                     self._damaged.discard(key)
                 session.revision = result.revision
                 return result
@@ -387,6 +398,8 @@ class ThreadDB:
         return SaveResult(inserted=len(added), updated=len(changed), deleted=deleted, revision=revision)
 
     def _known_for(self, key: tuple[str, str]) -> _Known:
+        if (batch := self._batches.current) is not None:
+            batch.touched.add(key)
         with self._lock:
             known = self._known.get(key)
             if known is None:

@@ -452,7 +452,8 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
             session.branches.keep_local(branches.put, branches.drop)
         return Commit.LOCAL
     try:
-        with pools.first():  # the claim: ahead of the saves other chats' runs queued (decision 0029)
+        # the claim: ahead of the saves other chats' runs queued (decision 0029), with other claims (0030)
+        with pools.first(), pools.together(db.batch if db.batches else None):
             await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
                           branches=branches)
     except ThreadConflict as exc:
@@ -512,7 +513,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
             # a set surfacing: ahead of other saves; a send waiting for this save: ahead of all (_end_saved)
-            with pools.first(urgent), pools.hurriable((owner, session.thread_id)):
+            with pools.first(urgent), pools.hurriable((owner, session.thread_id)), \
+                    pools.together(db.batch if db.batches else None):
                 await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from reflex.utils.token_manager import RedisTokenManager
+from reflex_base.event.context import EventContext
+
 __all__ = ["gone"]
 
 _namespace: list[Any] = []  # the running app's event namespace, found once
@@ -31,10 +34,7 @@ def _event_namespace() -> Any:
 
 def gone(token: str) -> bool:
     """Whether the tab of ``token`` has no socket left (closed, or its connection dropped and not back yet)."""
-    from reflex.utils.token_manager import RedisTokenManager
-    from reflex_base.event.context import EventContext
-
-    try:
+    try:  # (asked at every push of a run: the imports are the module's, not made per call)
         context = EventContext.get()
     except LookupError:
         return False
