@@ -31,7 +31,7 @@ from contextlib import contextmanager
 import aiohttp
 import httpx
 
-__all__ = ["KEEPALIVE", "REUSE_RETRIES", "AiohttpTransport", "InvalidHTTP", "shared_transport"]
+__all__ = ["HOLD", "KEEPALIVE", "REUSE_RETRIES", "AiohttpTransport", "InvalidHTTP", "shared_transport"]
 
 #: Seconds an idle connection stays in the pool. Below the 5 s after which uvicorn, hypercorn and
 #: Node close an idle connection: the pool drops it first, rather than racing the agent's close.
@@ -40,6 +40,9 @@ KEEPALIVE = 4.0
 #: agent closed it while idle, its close still on the way). As browsers do, even for a POST: the agent
 #: did not start on a request it closed the connection under.
 REUSE_RETRIES = 2
+#: The response extension holding the body's wait between reads (``await hold(seconds)``): it ends
+#: early when the body ends, so a run's end is not kept for the reader's tick (``AgentRun.read_at``).
+HOLD = "interrupt_chat.hold"
 
 _shared: dict[tuple[asyncio.AbstractEventLoop, ssl.SSLContext], AiohttpTransport] = {}
 _inherited: list[AiohttpTransport] = []  # a forked child's copies of its parent's pools: never used, never closed
@@ -111,6 +114,22 @@ class _Body(httpx.AsyncByteStream):
         finally:
             if idle is not None:
                 idle.stop()
+
+    async def hold(self, seconds: float) -> None:
+        """Wait ``seconds`` before the next read, or less: until the body ends (a run's end is read at once).
+
+        A busy consumer reads on its own tick (``AgentRun.read_at``); an agent that ends its run
+        meanwhile (the ``RUN_FINISHED`` that asks a person) ends its response body too, and
+        that is not kept waiting for the tick.
+        """
+        content = self._response.content
+        if content.is_eof() or content.exception() is not None:
+            return
+        try:
+            async with asyncio.timeout(seconds):
+                await content.wait_eof()
+        except Exception:  # noqa: BLE001 - the time is up (TimeoutError), or the body failed: the read tells
+            return
 
     async def aclose(self) -> None:
         # close, not release: a stream stopped half-way must not go back to the pool (one read to its
@@ -203,9 +222,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                                          .encode() if response.version else b"HTTP/1.1"}
         if response.reason:
             extensions["reason_phrase"] = response.reason.encode("latin-1", "replace")
-        return httpx.Response(status_code=response.status, headers=list(response.raw_headers),
-                              stream=_Body(response, request, timeout.get("read")), request=request,
-                              extensions=extensions)
+        body = _Body(response, request, timeout.get("read"))
+        extensions[HOLD] = body.hold
+        return httpx.Response(status_code=response.status, headers=list(response.raw_headers), stream=body,
+                              request=request, extensions=extensions)
 
     async def aclose(self) -> None:
         """Close the session and its connections (the loop's shared pool: nothing, it closes with its loop).

@@ -22,15 +22,15 @@ import logging
 import re
 import ssl
 import zlib
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import BaseEvent, EventType, RunAgentInput
 from httpx_sse import aconnect_sse
 from httpx_sse._decoders import SSELineDecoder  # httpx-sse's line splitter, driven per read
 
-from .aiohttp_transport import InvalidHTTP, shared_transport
+from .aiohttp_transport import HOLD, InvalidHTTP, shared_transport
 from .errors import (
     AgentConfigurationError,
     AgentConnectionError,
@@ -83,6 +83,7 @@ ACCEPT_ENCODING = "gzip, deflate"  # what the client asks for: the encodings it 
 # well as 256 did (stream_throughput).
 MAX_BATCH_EVENTS = 64
 INTERRUPT_AGAIN = 0.25  # seconds: a stop the HTTP client swallowed is made again this often
+_RUN_ENDS = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 
 
 
@@ -145,6 +146,7 @@ class AgentRun:
         #: ``read_pause`` decides). A consumer that shows the run on a tick sets it to its next tick,
         #: so the read comes just before it, with everything written meanwhile.
         self.read_at = 0.0
+        self._ended = False  # the run's end was read: what is left of the stream is read at once
 
     def __aiter__(self) -> AsyncIterator[BaseEvent]:
         """The run's events; the first iteration sends the request."""
@@ -281,6 +283,8 @@ class AgentRun:
 
     def _pause(self) -> float:
         """Seconds to wait before the next read: until ``read_at`` if it is ahead, else the client's pause."""
+        if self._ended:
+            return 0.0
         wait = self.read_at - asyncio.get_running_loop().time()
         if wait > 0:
             return wait
@@ -291,7 +295,7 @@ class AgentRun:
         response.encoding = "utf-8"
         repair = SurrogateRepair()  # no cap on a whole run: what is kept is bounded (transcript.MAX_TEXT_CHARS)
         frames = _Frames()
-        async for text in _Bounded(_Inflated(response), self._pause).aiter_text():
+        async for text in _Bounded(_Inflated(response), self._pause, response.extensions.get(HOLD)).aiter_text():
             batch: list[BaseEvent] = []
             try:
                 for data in frames.feed(text):
@@ -304,6 +308,7 @@ class AgentRun:
                     yield batch
                 raise
             if batch:
+                self._ended = self._ended or batch[-1].type in _RUN_ENDS
                 yield batch
         batch = []
         for data in frames.flush():
@@ -408,9 +413,11 @@ class _Bounded:
     Read through :class:`_Inflated`, a decompression bomb fails at the same limit.
     """
 
-    def __init__(self, response: httpx.Response | _Inflated, pause: Callable[[], float] | None = None) -> None:
+    def __init__(self, response: httpx.Response | _Inflated, pause: Callable[[], float] | None = None,
+                 hold: Callable[[float], Awaitable[None]] | None = None) -> None:
         self._response = response
         self._pause = pause
+        self._hold = hold or asyncio.sleep  # the wire's own wait, if it has one: it ends when the body does
 
     async def aiter_text(self) -> AsyncIterator[str]:
         since_blank_line, tail, first = 0, "", True
@@ -426,7 +433,7 @@ class _Bounded:
             tail = window[-3:]
             yield text
             if not more and self._pause is not None and (wait := self._pause()) > 0:
-                await asyncio.sleep(wait)  # what arrives meanwhile is read as one piece
+                await self._hold(wait)  # what arrives meanwhile is read as one piece
 
 
 class _MoreOfTheRead(str):

@@ -43,6 +43,7 @@ MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agent
 LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync) …
 MAX_LOCK_INTERVAL = 10.0  # … which a busy worker stretches, as its push tick, up to this
 _resync_wanted: set[runs.Key] = set()  # runs driven here whose thread's page lacks streamed text
+RUN_ENDS = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
@@ -415,6 +416,9 @@ async def _emit(chunks: list[streaming.Chunk]) -> None:
 class _Throttle:
     """When to push: lifecycle events at once, other changes at most once per tick, with a trailing push.
 
+    A read that ends with the run's end makes no push: the driver's end pushes the thread whole right
+    after (decision 0031).
+
     Streamed text is paid for in envelopes: a push that only carries text is sent when the text
     waiting is worth its envelope (``STREAM_RATIO``), so the bytes stay near the text's own at any
     token rate; the first text of a message goes at once, and a pause sends what waits. The tick
@@ -469,6 +473,11 @@ class _Throttle:
             if not read_ahead:
                 route, free = self._owed
                 self._owed = None
+                if kind in RUN_ENDS and not route:  # the run's end: _end pushes it whole as the stream closes
+                    self._due = now  # (a stream left open after it: the trailing push shows it at the tick)
+                    if self._timer is None:
+                        self._arm(max(self._last + WorkerLoad.interval() - now, 0.0))
+                    return
                 await self._now(now, route, free=free)
             return
         if self._timer is None:

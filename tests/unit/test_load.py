@@ -82,7 +82,8 @@ async def test_a_busy_worker_takes_the_state_lock_for_streamed_text_less_often(l
 
 
 async def test_a_push_that_is_due_waits_for_the_last_event_of_its_read(lag):
-    """A read holding a run's start and its first text is one push (routed: S4); its end and the run's, one more."""
+    """A read holding a run's start and its first text is one push (routed: S4); one holding a message's end and
+    the run's, none: the driver's end pushes the thread whole as the stream closes (decision 0030)."""
     from ag_ui.core import (
         RunFinishedEvent,
         RunStartedEvent,
@@ -109,10 +110,26 @@ async def test_a_push_that_is_due_waits_for_the_last_event_of_its_read(lag):
            RunFinishedEvent(thread_id="t", run_id="r")]
     for left, event in zip(range(len(end) - 1, -1, -1), end, strict=True):
         await throttle.event(event, read_ahead=left)
-    assert pushes == [True, False]
+    assert pushes == [True]
+    await throttle.close()  # the stream closed: the timer left for a stream left open is dropped
+    await asyncio.sleep(WorkerLoad.interval() + 0.1)
+    assert pushes == [True]
+    throttle = _Throttle(push)
     await throttle.event(RunStartedEvent(thread_id="t", run_id="r2"))  # alone in its read: at once
-    assert pushes == [True, False, True]
+    assert pushes == [True, True]
+    whole = [TextMessageStartEvent(message_id="m2"), TextMessageContentEvent(message_id="m2", delta="Hi"),
+             TextMessageEndEvent(message_id="m2"), RunFinishedEvent(thread_id="t", run_id="r2")]
+    for left, event in zip(range(len(whole) - 1, -1, -1), whole, strict=True):
+        await throttle.event(event, read_ahead=left)
+    assert pushes == [True, True]
+    await asyncio.sleep(WorkerLoad.interval() + 0.1)  # the stream stays open after its end: a tick later
+    assert pushes == [True, True, False]
     await throttle.close()
+    tiny = _Throttle(push)  # a run that starts and ends in one read: its push routes, so it goes at once
+    for left, event in zip(range(3, -1, -1), [RunStartedEvent(thread_id="t", run_id="r3"), *whole[1:]], strict=True):
+        await tiny.event(event, read_ahead=left)
+    assert pushes == [True, True, False, True]
+    await tiny.close()
 
 
 async def test_a_busy_worker_reads_the_stream_next_just_before_the_next_tick(lag):

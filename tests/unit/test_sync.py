@@ -78,10 +78,11 @@ async def test_an_answer_in_one_tab_clears_the_card_in_the_other(tabs, chats, ag
     [interrupt_id] = b.ids()
     config = await b.config()
     await a.resolve({"approved": True}, interrupt_id)
-    # the status and the slot's cards are two states, refreshed one after the other: wait for both
-    await until(lambda: b.chat.status == "idle" and not b.chat.locked and not config.cards)
+    # the status and the slot's cards are two states, refreshed one after the other, and the trail
+    # follows the thread (decision 0029): wait for all three
+    await until(lambda: b.chat.status == "idle" and not b.chat.locked and not config.cards
+                and [d["action"] for d in b.chat.decisions] == ["resolved"])
     assert [m.content for m in page.history(b.chat) if m.role == "user"] == ["approval"]
-    assert [d["action"] for d in b.chat.decisions] == ["resolved"]
 
 
 async def test_a_running_turn_streams_into_the_other_tab(tabs, chats, agent):
