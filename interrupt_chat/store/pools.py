@@ -223,8 +223,8 @@ def together(group: Group | None) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def hurriable(key: Hashable) -> Iterator[None]:
-    """The database calls made in this block can be hurried by ``key`` (:func:`hurry`)."""
+def hurriable(key: Hashable | None) -> Iterator[None]:
+    """The database calls made in this block can be hurried by ``key`` (:func:`hurry`; None: they cannot)."""
     token = _KEY.set(key)
     try:
         yield

@@ -491,13 +491,14 @@ class Audit:
 
 
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
-                in_flight: bool = False, origin: str = "", urgent: bool = False) -> str:
+                in_flight: bool = False, origin: str = "", urgent: bool = False, run: runs.Key | None = None) -> str:
     """Save a thread and record decisions, after the state lock, off the event loop.
 
     The save is conditional on the revision the copy holds (its run's claim). When another
     writer moved the thread meanwhile (an orphan check on another worker), the copy is written
     over it only if it extends what is stored (no turn of theirs is lost); a deleted thread stays
     deleted. ``urgent``: the save goes ahead of the waiting ones (a set a person must answer surfaced).
+    ``run``: the key of the run whose end this saves; a send waiting for that save hurries it (:func:`_end_saved`).
 
     Returns:
         "" on success, else the notice to show (the error itself is logged).
@@ -513,8 +514,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
             # a set surfacing: ahead of other saves; a send waiting for this save: ahead of all (_end_saved)
-            with pools.first(urgent), pools.hurriable((owner, session.thread_id)), \
-                    pools.together(db.batch if db.batches else None):
+            with pools.first(urgent), pools.hurriable(run), pools.together(db.batch if db.batches else None):
                 await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
