@@ -56,6 +56,7 @@ URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("interrupt_chat_db
 _KEY: contextvars.ContextVar[Hashable | None] = contextvars.ContextVar("interrupt_chat_db_key", default=None)
 _GROUP: contextvars.ContextVar[Group | None] = contextvars.ContextVar("interrupt_chat_db_group", default=None)
 _Item = tuple[int, int, Callable[[], Any] | None, Future[Any] | None, Group | None]
+_Call = tuple[Callable[[], Any], Future[Any]]
 HURRIED, URGENT_LEVEL, NORMAL, STOP = 0, 1, 2, 3  # the order the waiting calls are taken in
 
 
@@ -101,7 +102,7 @@ class _Lane:
             if group is None:
                 _answer(call, future)
             else:
-                _together(group, [(call, future), *self._more(level, group)])
+                _together(group, (call, future), functools.partial(self._next_of, level, group))
             del call, future, group  # nothing of a finished call stays alive while the thread waits
 
     def _claim(self, future: Future[Any]) -> bool:
@@ -109,20 +110,19 @@ class _Lane:
         with self._take:
             return not (future.running() or future.done()) and future.set_running_or_notify_cancel()
 
-    def _more(self, level: int, group: Group) -> list[tuple[Callable[[], Any], Future[Any]]]:
-        """The calls of ``group`` waiting next at ``level``, at most :data:`BATCH` in all, taken off the queue."""
-        taken: list[tuple[Callable[[], Any], Future[Any]]] = []
-        while len(taken) < BATCH - 1:
+    def _next_of(self, level: int, group: Group) -> _Call | None:
+        """The call waiting first, taken off the queue if it is ``group``'s at ``level``; else None (it stays)."""
+        while True:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
-                break
-            if item[0] != level or item[4] is None or item[4] != group or item[2] is None or item[3] is None:
+                return None
+            _, _, call, future, its_group = item
+            if item[0] != level or its_group is None or its_group != group or call is None or future is None:
                 self._queue.put(item)  # its place in the queue is its (level, order): it is taken next
-                break
-            if self._claim(item[3]):
-                taken.append((item[2], item[3]))
-        return taken
+                return None
+            if self._claim(future):
+                return call, future
 
     def stop(self, timeout: float) -> None:
         """Let the waiting calls finish (a save must not be lost at exit), then end the threads."""
@@ -143,23 +143,32 @@ def _answer(call: Callable[[], T], future: Future[T]) -> None:
         future.set_result(result)
 
 
-def _together(group: Group, calls: list[tuple[Callable[[], Any], Future[Any]]]) -> None:
-    """Run ``calls`` in one transaction and answer them once it is committed; on a failure, each alone."""
-    if len(calls) == 1:
-        _answer(*calls[0])
+def _together(group: Group, first: _Call, more: Callable[[], _Call | None]) -> None:
+    """Run ``first`` and the calls ``more`` gives in one transaction, answered once it is committed.
+
+    A call is taken only once the one before it ran, so a call that must go first (urgent, hurried)
+    queued meanwhile ends the batch: it waits for one call and the commit, not for the whole batch.
+    On a failure the batch is rolled back, and each call runs again on its own.
+    """
+    following = more()
+    if following is None:
+        _answer(*first)
         return
+    taken: list[_Call] = [first, following]  # claimed: each is answered, here or on its own
     results: list[Any] = []
     try:
         with group() as batch:
-            for call, _ in calls:
-                results.append(call())
+            while len(results) < len(taken):
+                results.append(taken[len(results)][0]())
                 if batch.failed:
                     raise _Again
+                if len(results) == len(taken) < BATCH and (following := more()) is not None:
+                    taken.append(following)
     except BaseException:  # noqa: BLE001 - rolled back: each call runs again on its own, its error its own
-        for call, future in calls:
+        for call, future in taken:
             _answer(call, future)
         return
-    for (_, future), result in zip(calls, results, strict=True):
+    for (_, future), result in zip(taken, results, strict=True):
         future.set_result(result)
 
 

@@ -144,6 +144,33 @@ def test_a_batch_takes_one_level_and_one_group_and_at_most_batch_calls(sqlite_db
     other.close()
 
 
+def test_an_urgent_call_queued_while_a_batch_runs_ends_the_batch(sqlite_db):
+    lane, gate = blocked_lane()
+    order: list[str] = []
+    inside, go_on = threading.Event(), threading.Event()
+
+    def first() -> str:
+        inside.set()
+        go_on.wait(5)
+        order.append("a1")
+        return "a1"
+
+    def call(name: str) -> Callable[[], str]:
+        return lambda: order.append(name) or name
+
+    futures = [lane.submit(first, urgent=False, group=sqlite_db.batch),
+               *[lane.submit(call(f"a{n}"), urgent=False, group=sqlite_db.batch) for n in range(2, 6)]]
+    commits = Commits(sqlite_db)
+    gate.set()
+    assert inside.wait(5)  # the batch runs its first call (the second is taken with it)
+    urgent = lane.submit(call("u1"), urgent=True, group=sqlite_db.batch)
+    go_on.set()
+    assert urgent.result(5) == "u1" and [f.result(5) for f in futures] == ["a1", "a2", "a3", "a4", "a5"]
+    assert order == ["a1", "a2", "u1", "a3", "a4", "a5"]  # the person's call waits for two calls, not five
+    assert commits.committed == 2  # a1+a2; u1 alone (no batch); a3+a4+a5
+    lane.stop(5)
+
+
 async def test_claims_made_together_through_the_pools_share_a_transaction(sqlite_db):
     sessions = [one_turn(f"c{n}") for n in range(4)]
     gate = threading.Event()
