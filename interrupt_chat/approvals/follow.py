@@ -47,7 +47,7 @@ async def follow(chat: ChatLike, notice: Notice) -> tuple[routing.HandlerCall | 
             await _show_turn(chat, notice)
         return None, False
     if notice.thread_id == chat.thread_id:
-        return await _show_thread(chat, type(chat), notice.thread_id), True
+        return await _show_thread(chat, type(chat), notice.thread_id, notice.revision), True
     return None, True
 
 
@@ -77,11 +77,12 @@ async def _show_turn(chat: ChatLike, notice: Notice) -> None:
         chat.step = notice.step
 
 
-async def _show_thread(chat: ChatLike, chat_cls: type[ChatLike], thread_id: str) -> routing.HandlerCall | None:
-    """The shown thread as the database has it now: messages, status, cards, audit trail."""
+async def _show_thread(chat: ChatLike, chat_cls: type[ChatLike], thread_id: str,
+                       revision: int = 0) -> routing.HandlerCall | None:
+    """The shown thread as the database has it now (at ``revision`` at least): messages, status, cards."""
     if thread_id not in chat._sessions:
         await persistence.load_thread(chat, thread_id)
-    fresh = await persistence.refresh(chat, thread_id)
+    fresh = await persistence.refresh(chat, thread_id, revision)
     busy = fresh.busy
     if fresh.deleted:  # as in the tab that deleted it: the newest other thread, or a new one
         chat.thread_id = next((row["id"] for row in chat.threads if row["id"] != thread_id), "")

@@ -268,8 +268,11 @@ class Fresh:
     pending_since: datetime | None = None  # since when the stored thread waits for the person
 
 
-async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
+async def refresh(chat: ChatLike, thread_id: str, known: int = 0) -> Fresh:
     """Bring this state's copy of a thread up to the database's revision (inside the lock).
+
+    ``known``: a revision the database is known to have reached (a sync notice's): a copy behind it
+    is read again at once, without the head read first.
 
     The database is the arbiter: a tab's copy is a cache, checked (one small read) before every
     action that depends on it. A copy whose run this process drives is kept. A newer stored copy
@@ -283,6 +286,8 @@ async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
     if mine.running:
         return Fresh()
     await _end_saved(chat, thread_id)
+    if known > mine.revision and (stored := await _read(chat, thread_id)) is not None:
+        return _replace(chat, mine, stored, None)
     try:
         with pools.first():  # the check before a person's action does not wait behind other chats' work
             head = await db_read(db.head, chat._owner_key, thread_id)
@@ -298,10 +303,15 @@ async def refresh(chat: ChatLike, thread_id: str) -> Fresh:
     stored = await _read(chat, thread_id)
     if stored is None:
         return Fresh()
+    return _replace(chat, mine, stored, head.pending_since)
+
+
+def _replace(chat: ChatLike, mine: AgentSession, stored: StoredThread, pending_since: datetime | None) -> Fresh:
+    """This state's copy replaced by the stored one; the answers only this copy holds (masked) carried over."""
     carry_answers(mine, stored.session)
     stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
-    chat._sessions = {**chat._sessions, thread_id: stored.session}
-    return Fresh(replaced=True, busy=stored.in_flight, pending_since=head.pending_since)
+    chat._sessions = {**chat._sessions, stored.session.thread_id: stored.session}
+    return Fresh(replaced=True, busy=stored.in_flight, pending_since=pending_since)
 
 
 async def reload(chat: ChatLike, thread_id: str) -> AgentSession | None:
@@ -465,7 +475,7 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
         return Commit.LOCAL
     if in_flight:
         await runs.add(run_key(chat, session.thread_id), session)
-    await sync.changed(chat._owner_key, session.thread_id, tab_token(chat))
+    await sync.changed(chat._owner_key, session.thread_id, tab_token(chat), session.revision)
     return Commit.WON
 
 
@@ -517,7 +527,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             with pools.first(urgent), pools.hurriable(run), pools.together(db.batch if db.batches else None):
                 await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
-        await sync.changed(owner, thread_id, origin)  # the other tabs show it (origin: the tab that did it)
+        # the other tabs show it (origin: the tab that did it); the revision saves them a read
+        await sync.changed(owner, thread_id, origin, session.revision if session is not None else 0)
         if audits:
             await hooks.beyond.decided(owner, audits)  # notifications (the approvals beyond the tab)
     except ThreadDeleted:

@@ -60,6 +60,7 @@ class Notice:
     origin: str = ""  # the client token that made the change (it shows it already)
     rows: list[dict[str, Any]] | None = None
     step: str = ""
+    revision: int = 0  # the thread's revision after the change, when the sender knows it (0: read it)
 
     def dumps(self) -> str:
         """The notice as JSON (what the channel carries)."""
@@ -69,8 +70,10 @@ class Notice:
     def loads(cls, data: Any) -> Notice:
         """A notice from the channel's JSON."""
         raw = json.loads(data)
+        revision = raw.get("revision")
         return cls(owner=str(raw["owner"]), thread_id=str(raw["thread_id"]), origin=str(raw.get("origin") or ""),
-                   rows=raw.get("rows"), step=str(raw.get("step") or ""))
+                   rows=raw.get("rows"), step=str(raw.get("step") or ""),
+                   revision=revision if type(revision) is int and revision > 0 else 0)
 
 
 _watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this process's tabs, by owner key
@@ -110,11 +113,11 @@ def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:
         task.add_done_callback(_tasks.discard)
 
 
-async def changed(owner: str, thread_id: str, origin: str = "") -> None:
-    """Tell every page of ``owner`` that ``thread_id`` changed in the database."""
+async def changed(owner: str, thread_id: str, origin: str = "", revision: int = 0) -> None:
+    """Tell every page of ``owner`` that ``thread_id`` changed in the database (now at ``revision``, if known)."""
     if owner and thread_id:
         _last_live.pop((owner, thread_id), None)
-        await _send(Notice(owner, thread_id, origin))
+        await _send(Notice(owner, thread_id, origin, revision=revision))
 
 
 async def live(owner: str, session: AgentSession, origin: str) -> None:

@@ -126,3 +126,26 @@ async def test_a_tab_of_another_owner_hears_nothing(tabs, chats, agent, page):
     await asyncio.sleep(0.2)
     assert stranger.chat.status == "idle" and page.history(stranger.chat) == []
     assert all(row["id"] != a.chat.thread_id for row in stranger.chat.threads)
+
+
+async def test_a_notice_that_names_the_new_revision_spares_the_follower_its_head_read(tabs, chats, agent, monkeypatch):
+    """A change's notice carries the thread's revision after it: a tab behind it reads the thread at once."""
+    from interrupt_chat.approvals.follow import follow
+    from interrupt_chat.store.threads_db import ThreadDB
+
+    a = await _open(tabs, chats["fast"], agent[2])
+    await a.send("hello")
+    behind = await Tab(chats["fast"], agent[2]).load()  # a tab the notices do not reach: it stays behind
+    assert behind.chat.thread_id == a.chat.thread_id
+    await a.send("again")
+    heads: list[str] = []
+    real_head = ThreadDB.head
+    monkeypatch.setattr(ThreadDB, "head", lambda db, owner, thread_id: heads.append(thread_id)
+                        or real_head(db, owner, thread_id))
+    revision = a.session.revision
+    assert behind.session.revision < revision
+    await follow(behind.chat, sync.Notice(a.owner, a.chat.thread_id, a.token, revision=revision))
+    assert heads == [] and behind.session.revision == revision
+    assert [m.content for m in behind.session.transcript.messages if m.role == "user"] == ["hello", "again"]
+    assert sync.Notice.loads(sync.Notice("o", "t", revision=7).dumps()).revision == 7
+    assert sync.Notice.loads('{"owner": "o", "thread_id": "t", "revision": "7"}').revision == 0  # only a number
