@@ -118,7 +118,7 @@ class _Lane:
             except queue.Empty:
                 return None
             _, _, call, future, its_group = item
-            if item[0] != level or its_group is None or its_group != group or call is None or future is None:
+            if item[0] != level or its_group != group or call is None or future is None:
                 self._queue.put(item)  # its place in the queue is its (level, order): it is taken next
                 return None
             if self._claim(future):

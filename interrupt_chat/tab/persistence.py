@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -446,6 +447,11 @@ class Commit(enum.Enum):
     LOCAL = "local"  # no database (or it failed, with a notice): the copy in memory is all there is
 
 
+def _together(db: ThreadDB) -> AbstractContextManager[None]:
+    """Thread saves that may share a transaction with others waiting beside them (SQLite, decision 0030)."""
+    return pools.together(db.batch if db.batches else None)
+
+
 async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = False,
                  branches: BranchWrite | None = None) -> Commit:
     """Write this copy of a thread if the database still holds the revision it was read at (inside the lock).
@@ -463,7 +469,7 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
         return Commit.LOCAL
     try:
         # the claim: ahead of the saves other chats' runs queued (decision 0029), with other claims (0030)
-        with pools.first(), pools.together(db.batch if db.batches else None):
+        with pools.first(), _together(db):
             await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
                           branches=branches)
     except ThreadConflict as exc:
@@ -524,7 +530,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
             traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
         if session is not None and (session.transcript.messages or session.revision):
             # a set surfacing: ahead of other saves; a send waiting for this save: ahead of all (_end_saved)
-            with pools.first(urgent), pools.hurriable(run), pools.together(db.batch if db.batches else None):
+            with pools.first(urgent), pools.hurriable(run), _together(db):
                 await db_call(_save_extending, db, owner, session, in_flight)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         # the other tabs show it (origin: the tab that did it); the revision saves them a read
