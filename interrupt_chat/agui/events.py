@@ -16,7 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from .errors import MalformedEvent
 
-__all__ = ["DELTA_TYPES", "EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "MalformedEvent",
+__all__ = ["DELTA_TYPES", "EVENT_ADAPTER", "KNOWN_EVENT_TYPES", "KNOWN_OUTCOME_TYPES", "RUN_ENDS", "MalformedEvent",
            "parse_delta_json", "parse_event", "parse_snapshot_json"]
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,7 @@ KNOWN_OUTCOME_TYPES = frozenset({"success", "interrupt", "cancelled"})
 # the streamed deltas: nearly all of a stream's events (joined by coalesce, paced by the driver's throttle)
 DELTA_TYPES = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CONTENT,
                          EventType.TOOL_CALL_ARGS})
+RUN_ENDS = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})  # a run's last event, whichever way it ends
 # a hint only (what parse_delta_json takes is decided on the validated event): the type comes first
 _DELTA_PREFIX = re.compile(r'\{\s*"type"\s*:\s*"(?:' + "|".join(sorted(t.value for t in DELTA_TYPES)) + ')"')
 

@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from typing import Any
 
 import httpx
-from ag_ui.core import BaseEvent, EventType, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput
 from httpx_sse import aconnect_sse
 from httpx_sse._decoders import SSELineDecoder  # httpx-sse's line splitter, driven per read
 
@@ -41,7 +41,7 @@ from .errors import (
     MalformedEvent,
     RunCancelled,
 )
-from .events import parse_delta_json, parse_event, parse_snapshot_json
+from .events import RUN_ENDS, parse_delta_json, parse_event, parse_snapshot_json
 from .request_body import MessageJson, encode
 from .sanitize import MAX_DEPTH, SurrogateRepair, display_url, redact, short_text, too_deep
 
@@ -83,7 +83,6 @@ ACCEPT_ENCODING = "gzip, deflate"  # what the client asks for: the encodings it 
 # well as 256 did (stream_throughput).
 MAX_BATCH_EVENTS = 64
 INTERRUPT_AGAIN = 0.25  # seconds: a stop the HTTP client swallowed is made again this often
-_RUN_ENDS = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 
 
 
@@ -308,7 +307,7 @@ class AgentRun:
                     yield batch
                 raise
             if batch:
-                self._ended = self._ended or batch[-1].type in _RUN_ENDS
+                self._ended = self._ended or batch[-1].type in RUN_ENDS
                 yield batch
         batch = []
         for data in frames.flush():

@@ -20,7 +20,7 @@ from reflex_base.event import Event
 from reflex_base.event.context import EventContext
 
 from ..agui import AgentSession
-from ..agui.events import DELTA_TYPES
+from ..agui.events import DELTA_TYPES, RUN_ENDS
 from ..agui.session import STOPPED
 from ..model.views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 from ..store import pools
@@ -43,7 +43,6 @@ MAX_TEXT_WAIT = 3.0  # seconds a text waits at most for its envelope (slow agent
 LOCK_AT_LEAST_EVERY = 2.5  # seconds: text-only pushes skip the lock, but not for longer than this (resync) …
 MAX_LOCK_INTERVAL = 10.0  # … which a busy worker stretches, as its push tick, up to this
 _resync_wanted: set[runs.Key] = set()  # runs driven here whose thread's page lacks streamed text
-RUN_ENDS = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 FLUSH_NOW = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.TOOL_CALL_START,
                        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT, EventType.MESSAGES_SNAPSHOT,
                        EventType.TEXT_MESSAGE_END, EventType.STEP_STARTED, EventType.STEP_FINISHED})
