@@ -108,7 +108,7 @@ def notification(event: str, owner_key: str, thread_id: str, *, run_id: str = ""
 
 
 def decisions(owner_key: str, audits: Iterable[Any]) -> list[dict[str, Any]]:
-    """One ``decided`` (or ``expired``) notification per recorded decision (``persistence.Audit``)."""
+    """One ``decided`` (or ``expired``) notification per recorded decision (``audits.Audit``)."""
     return [notification("expired" if a.action == "expired" else "decided", owner_key, a.thread_id,
                          run_id=a.run_id or "", interrupt_id=a.interrupt_id, reason=a.reason or "", **a.about)
             for a in audits]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, case, inspect, select, text
@@ -10,7 +11,7 @@ from sqlalchemy.engine import Connection
 
 from ..agui.records import MessageDigests
 from . import chain
-from .rows import _pending_identity
+from .rows import _aware, _pending_identity
 from .schema import decisions_table, messages_table, schema_version_table, threads_table, tombstones_table
 from .schema import metadata as _metadata
 from .types import ThreadDBError
@@ -90,7 +91,7 @@ def _stored_row(conn: Connection, where: dict[str, Any], known: _Known, damaged:
     if cached and known.stored is not None and known.digests is not None and not damaged:
         return known.stored, known.digests  # what our last save or load left: no read needed
     row = conn.execute(_SELECT_THREAD, where).first()
-    stored = _Stored(row.revision, _pending_identity(row.pending, row.meta)) if row else None
+    stored = _stored_of(row) if row else None
     if expected is not None and (stored.revision if stored else 0) != expected:
         raise _Conflict(deleted=_tombstoned(conn, where))
     return stored, [] if stored is None or damaged else list(conn.execute(_SELECT_HASHES, where).scalars())
@@ -102,10 +103,19 @@ def _tombstoned(conn: Connection, where: dict[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class _Stored:
-    """What a save needs to know of the thread row it replaces."""
+    """What a save needs to know of the thread row it replaces, and its head (``ThreadDB.known_head``)."""
 
     revision: int
     pending: tuple[Any, frozenset[str]]  # _pending_identity of the stored row
+    in_flight: bool = False  # a run's claim holds the row at this revision
+    since: datetime | None = None  # its pending_since (aware, UTC)
+
+
+def _stored_of(row: Any) -> _Stored:
+    """A thread row (revision, pending, meta, pending_since) as :class:`_Stored`."""
+    meta = row.meta if isinstance(row.meta, dict) else {}
+    return _Stored(row.revision, _pending_identity(row.pending, row.meta), bool(meta.get("inFlight")),
+                   _aware(row.pending_since))
 
 
 @dataclass
@@ -122,7 +132,8 @@ _W_THREAD = (threads_table.c.owner == bindparam("w_owner")) & (threads_table.c.t
 _W_MESSAGES = ((messages_table.c.owner == bindparam("w_owner"))
                & (messages_table.c.thread_id == bindparam("w_thread")))
 # built once: a statement built per call is compiled (or its cache key computed from its literals) per call
-_SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta).where(_W_THREAD)
+_SELECT_THREAD = select(threads_table.c.revision, threads_table.c.pending, threads_table.c.meta,
+                        threads_table.c.pending_since).where(_W_THREAD)
 _SELECT_HEAD = select(threads_table.c.revision, threads_table.c.meta, threads_table.c.updated_at,
                       threads_table.c.pending_since).where(_W_THREAD)
 _SELECT_TOMBSTONE = select(tombstones_table.c.thread_id).where(

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import exists, or_, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
@@ -54,6 +54,7 @@ from . import export as store_export
 from . import feedback as store_feedback
 from . import files as store_files
 from . import inbox as store_inbox
+from . import listing as store_listing
 from .audit import DECIDED_BY, DECISION_ACTIONS
 from .batch import Batches, WriteBatch
 from .engine import DEFAULT_DATA_DIR, create, default_db_url
@@ -78,7 +79,6 @@ from .sql import (
     _DELETE_MESSAGES_FROM,
     _INSERT_MESSAGE,
     _INSERT_THREAD,
-    _LIST_THREADS,
     _SELECT_HEAD,
     _UPDATE_MESSAGE,
     _UPDATE_THREAD,
@@ -88,6 +88,7 @@ from .sql import (
     _Known,
     _prepare_schema,
     _Stored,
+    _stored_of,
     _stored_row,
     _tombstoned,
 )
@@ -393,7 +394,8 @@ class ThreadDB:
         if added:
             conn.execute(_INSERT_MESSAGE, [{"owner": owner, "thread_id": session.thread_id, "seq": seq,
                                             **_message_row(session.transcript, *scanned[seq])} for seq in added])
-        known.next = _Stored(revision, identity)
+        known.next = _Stored(revision, identity, bool(record.get("inFlight")),
+                             values.get("pending_since", stored.since if stored else None))
         deleted = max(0, len(old) - len(digests)) + rewritten
         return SaveResult(inserted=len(added), updated=len(changed), deleted=deleted, revision=revision)
 
@@ -460,7 +462,7 @@ class ThreadDB:
         known = self._known_for((owner, thread_id))
         known.memo.scan(session.transcript)  # so the next save converts only what changes after this load
         with self._lock:
-            known.stored = _Stored(row.revision, _pending_identity(row.pending, row.meta))
+            known.stored = _stored_of(row)
             known.digests = [r.hash for r in rows]
         return StoredThread(session, row.revision, in_flight, _aware(row.updated_at))
 
@@ -481,49 +483,23 @@ class ThreadDB:
         return ThreadHead(row.revision, False, bool(meta.get("inFlight")), _aware(row.updated_at),
                           _aware(row.pending_since))
 
-    def threads(self, owner: str, search: str | None = None) -> list[ThreadSummary]:
-        """``owner``'s threads, newest (last saved) first.
+    def known_head(self, owner: str, thread_id: str) -> ThreadHead | None:
+        """The thread's head as this process last wrote or read it (no read: None when not remembered).
 
-        Args:
-            owner: whose threads.
-            search: keep the threads whose title or a user/assistant message contains this text,
-                in any branch (case-insensitive; ``%`` and ``_`` are plain characters). None or blank: all.
-
-        Raises:
-            ThreadDBError: the database failed.
+        Current only while the database still holds that revision, which nothing here checks: a
+        conditional save at it does (docs/decisions/0032). Lock-free: one dict lookup, on the loop.
         """
-        t, m = threads_table, messages_table
-        query = _LIST_THREADS
-        needle = (search or "").strip()
-        if needle:
-            in_messages = exists().where((m.c.owner == t.c.owner) & (m.c.thread_id == t.c.thread_id)
-                                         & m.c.text.icontains(needle, autoescape=True))
-            query = query.where(or_(t.c.title.icontains(needle, autoescape=True), in_messages,
-                                    store_branches.matches(t.c.owner, t.c.thread_id, needle)))
-        with self._transaction("list the threads") as conn:
-            rows = conn.execute(query, {"w_owner": owner}).all()
-        return [ThreadSummary(r.thread_id, r.title, _aware(r.created_at), _aware(r.updated_at), r.pending_count > 0,
-                              r.pending_count) for r in rows]
+        known = self._known.get((owner, thread_id))
+        stored = known.stored if known is not None else None
+        return ThreadHead(stored.revision, False, stored.in_flight, None, stored.since) if stored else None
+
+    def threads(self, owner: str, search: str | None = None) -> list[ThreadSummary]:
+        """``owner``'s threads, newest first; ``search`` keeps the matching ones (:func:`.store.listing.threads`)."""
+        return store_listing.threads(self, owner, search)
 
     def rename(self, owner: str, thread_id: str, title: str) -> bool:
-        """Give ``owner``'s thread a title; a blank one brings back the default (the first user message).
-
-        Returns:
-            False when the owner has no such thread.
-
-        Raises:
-            ThreadDBError: the database failed.
-        """
-        t, m = threads_table, messages_table
-        where = (t.c.owner == owner) & (t.c.thread_id == thread_id)
-        with self._transaction("rename the thread", write=True) as conn:
-            if title.strip():
-                values = {"title": _custom_title(title), "title_custom": True}
-            else:
-                first = conn.execute(select(m.c.text).where((m.c.owner == owner) & (m.c.thread_id == thread_id)
-                                                            & (m.c.role == "user")).order_by(m.c.seq).limit(1)).scalar()
-                values = {"title": _shorten(first or "", TITLE_CHARS), "title_custom": False}
-            return conn.execute(t.update().where(where).values(**values)).rowcount == 1
+        """Give ``owner``'s thread a title; a blank one brings back the default (:func:`.store.listing.rename`)."""
+        return store_listing.rename(self, owner, thread_id, title)
 
     def delete(self, owner: str, thread_id: str) -> bool:
         """Delete ``owner``'s thread and its messages (its audit entries stay: the trail is append-only).

@@ -24,6 +24,7 @@ from ..model.forms import FormError, check_answer, edited_approval, payload_from
 from ..model.requests import about
 from ..workers.proxy_reads import tab_token
 from . import claims, driver, hooks, persistence, routing, trail
+from .audits import Audit, expired_audits, waited_ms
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, SlotLike, StateLike
@@ -95,7 +96,7 @@ class Outcome:
     """What a recorded answer leads to: the resume run to drive, or nothing more; the audit entries."""
 
     events: AsyncGenerator[BaseEvent, None] | None
-    audits: list[persistence.Audit]
+    audits: list[Audit]
     owner: str
 
 
@@ -114,19 +115,21 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
     if chat.signed_out or not chat._owner_key:  # nobody answers anything (I3)
         return None, False
 
-    async def attempt() -> claims.Attempt[Outcome] | None:
+    async def attempt(trust: bool = True) -> claims.Attempt[Outcome] | None:
         nonlocal moved
-        fresh = await persistence.refresh(chat, thread_id)
+        fresh = await persistence.refresh(chat, thread_id, trust=trust)  # the claim below is the check (0032)
         session = chat._sessions.get(thread_id)
         moved = moved or fresh.replaced
         if session is None or fresh.deleted:
             chat.notice, moved = DELETED_ELSEWHERE, True
             return None
-        if fresh.busy or session.running or not expects(session.tracker.pending):
-            chat.notice, moved = ANSWERED_ELSEWHERE, True
-            return None
-        if shown and verb == "resolve" and not _still_shown(session, interrupt_id, shown):
-            chat.notice, moved = CALL_CHANGED, True  # the new call is drawn; the person looks again
+        pending = session.tracker.pending
+        refused = ANSWERED_ELSEWHERE if fresh.busy or session.running or not expects(pending) else (
+            CALL_CHANGED if shown and verb == "resolve" and not _still_shown(session, interrupt_id, shown) else "")
+        if (refused or pending is None) and fresh.trusted:  # nothing to answer, or a refusal: on a checked copy
+            return await attempt(trust=False)
+        if refused:  # CALL_CHANGED: the new call is drawn; the person looks again
+            chat.notice, moved = refused, True
             return None
         gate = await hooks.beyond.gate(chat, session, verb, payload, interrupt_id)  # people: who may, and counts
         if gate.refusal:
@@ -140,7 +143,7 @@ async def record(chat: ChatLike, thread_id: str, expects: Callable[[Pending | No
         for audit in outcome.audits if gate.detail else ():
             audit.detail = {**(audit.detail or {}), **gate.detail}
         for audit in outcome.audits if fresh.pending_since else ():  # written after the resume leaves: read now
-            audit.waited_ms = persistence.waited_ms(fresh.pending_since)
+            audit.waited_ms = waited_ms(fresh.pending_since)
         halting = session.halting
         if gate.halt:
             session.halt(gate.halt)  # the denial limit: the run this answer resumes stops as it starts
@@ -179,7 +182,7 @@ async def decide(chat: ChatLike, session: AgentSession, verb: str, payload: Any,
         return None
     if decision.kind == "ignored":
         return None
-    audits = [audit, *persistence.expired_audits(session, decision.resume or [])] if audit else []
+    audits = [audit, *expired_audits(session, decision.resume or [])] if audit else []
     if decision.sends:
         try:
             headers = await chat.agent_headers()
@@ -224,7 +227,7 @@ async def _written(state: StateLike, chat_cls: type[ChatLike], outcome: Outcome)
     outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
 
 
-def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> persistence.Audit | None:
+def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: str | None) -> Audit | None:
     """The audit entry for this answer (before the tracker records it: a legacy answer clears the set)."""
     pending = session.tracker.pending
     if pending is None:
@@ -241,7 +244,7 @@ def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: st
         action = "dismissed" if pending.kind == "legacy" else "cancelled"
     else:
         action = "rejected" if isinstance(payload, dict) and payload.get("approved") is False else "resolved"
-    return persistence.Audit(session.thread_id, pending.run_id, target, reason, action,
+    return Audit(session.thread_id, pending.run_id, target, reason, action,
                              payload if verb == "resolve" else None, pending.schema_for(target or None),
                              about=about(session, target))
 

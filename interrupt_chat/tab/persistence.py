@@ -9,7 +9,6 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
-import contextvars
 import enum
 import inspect
 import json
@@ -18,15 +17,14 @@ import os
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
 
-from ..agui import AgentSession, Pending, is_expired
+from ..agui import AgentSession, Pending
 from ..model.people import ANONYMOUS
-from ..model.requests import about
 from ..store import pools
 from ..store.branches import BranchWrite
 from ..store.outage import Outage
@@ -43,6 +41,7 @@ from ..store.threads_db import (
 from ..workers import runs, sync, traces
 from ..workers.proxy_reads import tab_token
 from . import hooks, identity
+from .audits import ACTOR, Audit
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -52,7 +51,6 @@ __all__ = [
     "DB_URL_ENV",
     "ORPHANED_MESSAGE",
     "UNAVAILABLE_NOTICE",
-    "Audit",
     "Commit",
     "Fresh",
     "carry_answers",
@@ -62,7 +60,6 @@ __all__ = [
     "db_call",
     "driven",
     "end_orphaned",
-    "expired_audits",
     "forget",
     "load_thread",
     "owner_of",
@@ -267,13 +264,18 @@ class Fresh:
     deleted: bool = False
     busy: bool = False  # a run that this process does not drive holds the thread (another tab, another worker)
     pending_since: datetime | None = None  # since when the stored thread waits for the person
+    trusted: bool = False  # not read: the copy is as this process last wrote or read it (``trust``)
 
 
-async def refresh(chat: ChatLike, thread_id: str, known: int = 0) -> Fresh:
+async def refresh(chat: ChatLike, thread_id: str, known: int = 0, *, trust: bool = False) -> Fresh:
     """Bring this state's copy of a thread up to the database's revision (inside the lock).
 
     ``known``: a revision the database is known to have reached (a sync notice's): a copy behind it
-    is read again at once, without the head read first.
+    is read again at once, without the head read first. ``trust``: the caller's action is claimed
+    by a conditional write next, so a copy at the revision this process last wrote or read, with
+    no run's claim on it, is acted on without the head read (:attr:`Fresh.trusted`; a stale one
+    loses its write and is read again: docs/decisions/0032). A caller that refuses on what such a
+    copy says checks again without ``trust``.
 
     The database is the arbiter: a tab's copy is a cache, checked (one small read) before every
     action that depends on it. A copy whose run this process drives is kept. A newer stored copy
@@ -289,6 +291,9 @@ async def refresh(chat: ChatLike, thread_id: str, known: int = 0) -> Fresh:
     await _end_saved(chat, thread_id)
     if known > mine.revision and (stored := await _read(chat, thread_id)) is not None:
         return _replace(chat, mine, stored, None)
+    if trust and known <= mine.revision and (remembered := db.known_head(chat._owner_key, thread_id)) is not None \
+            and remembered.revision == mine.revision > 0 and not remembered.in_flight:
+        return Fresh(pending_since=remembered.pending_since, trusted=True)
     try:
         with pools.first():  # the check before a person's action does not wait behind other chats' work
             head = await db_read(db.head, chat._owner_key, thread_id)
@@ -485,27 +490,6 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
     return Commit.WON
 
 
-ACTOR: contextvars.ContextVar[str] = contextvars.ContextVar("interrupt_chat_actor", default="")
-"""Who decides, by their public name, when not the thread's owner (an assignee: approvals/people)."""
-
-
-@dataclass
-class Audit:
-    """One decision for the audit trail, captured inside the lock and written after it."""
-
-    thread_id: str
-    run_id: str | None
-    interrupt_id: str
-    reason: str | None
-    action: str  # resolved | cancelled | rejected | expired | dismissed
-    payload: Any = None
-    schema: Any = None
-    by: str = "person"  # person | bulk | policy | link | expiry
-    detail: dict[str, Any] | None = None  # a policy's answer: {tool, rule, policyId, toolCallId}
-    about: dict[str, str] = field(default_factory=dict)  # its message, tool, tool call (requests.about; not stored)
-    waited_ms: int | None = None  # from the request surfacing to the answer (read at the claim; None: read later)
-
-
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
                 in_flight: bool = False, origin: str = "", urgent: bool = False, run: runs.Key | None = None) -> str:
     """Save a thread and record decisions, after the state lock, off the event loop.
@@ -565,22 +549,6 @@ def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: 
                 raise
             session.revision = stored.revision
     raise ThreadConflict(f"thread {session.thread_id:.80} kept changing")
-
-
-def waited_ms(since: datetime | None) -> int | None:
-    """Milliseconds from ``since`` (a thread's ``pending_since``) to now; None when unknown."""
-    return max(0, int((datetime.now(UTC) - since).total_seconds() * 1000)) if since is not None else None
-
-
-def expired_audits(session: AgentSession, entries: list[Any]) -> list[Audit]:
-    """Members of a submitted set sent as ``cancelled`` because they had expired (S11)."""
-    pending = session.tracker.pending
-    by_id = {i.id: i for i in pending.interrupts} if pending else {}
-    now = session.tracker.now()
-    return [Audit(session.thread_id, pending.run_id if pending else None, e.interrupt_id,
-                  by_id[e.interrupt_id].reason, "expired", about=about(session, e.interrupt_id))
-            for e in entries if e.status == "cancelled" and e.interrupt_id in by_id
-            and is_expired(by_id[e.interrupt_id], now)]
 
 
 def unavailable(chat: ChatLike, exc: ThreadDBError) -> None:

@@ -13,6 +13,9 @@ from sqlalchemy import select, text
 import interrupt_chat as ic
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.schema import decisions_table as d
+from interrupt_chat.store.threads_db import ThreadDB
+from interrupt_chat.tab import answers
+from interrupt_chat.tab.answers import ANSWERED_ELSEWHERE
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab
@@ -69,3 +72,88 @@ async def test_s23_a_secret_answer_reaches_the_agent_and_no_entry_written_after_
             rows = conn.execute(text(f"SELECT * FROM {table}")).fetchall()
             assert rows and secret not in repr(rows), table
     assert secret not in repr(tab.chat.decisions) and secret not in repr(tab.chat.dict())
+
+
+# -- decision 0032: the claim is the check -----------------------------------------------------------------
+
+@pytest.fixture
+def heads(monkeypatch) -> list[str]:
+    """The threads whose head was read (``ThreadDB.head``: the check a trusted copy skips)."""
+    seen: list[str] = []
+    real = ThreadDB.head
+    monkeypatch.setattr(ThreadDB, "head", lambda db, owner, thread_id: seen.append(thread_id)
+                        or real(db, owner, thread_id))
+    return seen
+
+
+async def test_an_answer_on_the_copy_this_worker_wrote_makes_no_head_read(agent, database, heads):
+    """The copy is at the revision this process last wrote, with no run's claim: the conditional write checks it."""
+    url, store, received = agent
+    tab = await Tab(ic.Chat(url, name="click-path-trusted").state, store).load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    time.sleep(0.05)
+    del heads[:], received[:]
+    await tab.resolve({"approved": True}, interrupt_id)
+    assert heads == []  # straight to the claim
+    assert len([resume for _, resume in received if resume]) == 1 and tab.chat.status != "interrupted"
+    [entry] = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
+    with database._transaction("read the wait") as conn:
+        waited = conn.execute(select(d.c.waited_ms).where(d.c.id == entry.id)).scalar()
+    assert waited is not None and 50 <= waited < 60_000  # the wait, from the remembered head
+
+
+async def test_s10_another_workers_claim_makes_the_trusted_copy_lose_and_nothing_is_sent(agent, database, heads):
+    """Another worker (its own ThreadDB on the same file) claimed the thread: this copy loses, nothing leaves."""
+    url, store, received = agent
+    tab = await Tab(ic.Chat(url, name="click-path-other-claim").state, store).load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
+    other = ThreadDB(database.url)
+    try:
+        stored = other.read(owner, thread_id)
+        assert stored is not None and stored.session.tracker.pending is not None
+        other.save(owner, stored.session, revision=stored.revision, in_flight=True)  # its resume's claim
+        del heads[:], received[:]
+        await tab.resolve({"approved": True}, interrupt_id)
+    finally:
+        other.close()
+    assert [resume for _, resume in received if resume] == []  # S10: the other worker resumes, not this tab
+    assert tab.chat.notice == ANSWERED_ELSEWHERE
+    assert heads  # the refusal rests on a checked copy
+
+
+async def test_a_refusal_on_a_trusted_copy_is_checked_and_the_answer_is_claimed(agent, database, heads):
+    """This copy waits for nothing, but another worker left the thread waiting: checked, read again, and claimed.
+
+    The chat's card and the inbox load the thread before they answer; ``answers.record`` itself must not
+    refuse on a copy it did not check, whoever calls it.
+    """
+    url, store, _received = agent
+    tab = await Tab(ic.Chat(url, name="click-path-recheck").state, store).load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
+    other = ThreadDB(database.url)
+    try:
+        waiting = other.read(owner, thread_id)
+        assert waiting is not None and waiting.session.tracker.pending is not None
+        run_id = waiting.session.tracker.pending.run_id
+        await tab.resolve({"approved": True}, interrupt_id)  # answered here: this copy waits for nothing now
+        assert tab.session.tracker.pending is None
+        now = other.read(owner, thread_id)
+        assert now is not None
+        other.save(owner, waiting.session, revision=now.revision)  # the other worker's copy: the set waits again
+    finally:
+        other.close()
+    del heads[:]
+    errors: list[str] = []
+    outcome, moved = await answers.record(tab.chat, thread_id, lambda pending: pending is not None
+                                          and pending.run_id == run_id, "resolve", {"approved": False},
+                                          interrupt_id, lambda _card, message: errors.append(message))
+    assert heads == [thread_id] and moved and errors == [] and tab.chat.notice != ANSWERED_ELSEWHERE
+    assert outcome is not None and outcome.events is not None  # claimed: the resume is the next thing to leave
+    await outcome.events.aclose()
+    head = database.head(owner, thread_id)
+    assert head.in_flight and head.revision == tab.session.revision

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...store import requests as store
 from ...store.threads_db import ThreadDBError
-from ...tab import persistence
+from ...tab import audits, persistence
 from ...tab.hooks import Gate
 from .. import headless
 from . import core
@@ -150,11 +150,11 @@ async def as_assignee(viewer: str, chat_cls: type[ChatLike], asker_key: str, thr
             return ALREADY
         if said != "final":
             return ""
-    token, named = core.ACTING.set(core.Acting(actor, behalf)), persistence.ACTOR.set(actor)
+    token, named = core.ACTING.set(core.Acting(actor, behalf)), audits.ACTOR.set(actor)
     try:
         answered = await headless.answer(chat_cls, asker_key, thread_id, verb, payload, interrupt_id, row.run_id, by,
                                          shown=shown)
     finally:
-        persistence.ACTOR.reset(named)
+        audits.ACTOR.reset(named)
         core.ACTING.reset(token)
     return "" if answered.recorded else (answered.message or ALREADY)
