@@ -24,8 +24,8 @@ from ..agui import AgentSession
 from ..model import policies
 from ..model.policy_file import FileRule
 from ..store import policies as store
-from ..store.threads_db import ThreadDBError
-from ..tab import answers, driver, pausing, persistence, trail
+from ..store.threads_db import ThreadDB, ThreadDBError
+from ..tab import answers, audits, driver, pausing, persistence, trail
 from ..workers import sync
 from . import file_rules
 
@@ -71,11 +71,15 @@ async def rules_for(owner: str, session: AgentSession) -> Found | None:
     if db is None:  # no person's rules nor pause without a database; the policy file's rules still hold
         return Found([])
     try:
-        rules = await persistence.db_read(store.rules, db, owner, session.thread_id)
-        return Found(rules, await persistence.db_read(store.paused_since, db, pausing.person_of(owner)) is not None)
+        return await persistence.db_read(_read, db, owner, session.thread_id, pausing.person_of(owner))
     except ThreadDBError:  # unknown: nothing answers, the person decides (the file's denies still refuse approvals)
         log.warning("the owner's rules could not be read; the cards are shown instead")
         return Found([], paused=True)
+
+
+def _read(db: ThreadDB, owner: str, thread_id: str, person: str) -> Found:
+    """The rules and the pause in one call off the loop: one hand-off on the card's path, not two."""
+    return Found(store.rules(db, owner, thread_id), store.paused_since(db, person) is not None)
 
 
 MAX_RULE_RESUMES = 5  # resumes in a row that rules alone start; then a person looks (an agent asking in a loop)
@@ -153,11 +157,11 @@ def _answer_detail(given: policies.RuleAnswer) -> dict[str, Any]:
     return {**detail, "source": "person", "policyId": rule.id, "conditions": rule.conditions}
 
 
-def _shadow_audit(session: AgentSession, note: policies.ShadowNote) -> persistence.Audit:
+def _shadow_audit(session: AgentSession, note: policies.ShadowNote) -> audits.Audit:
     """A shadow rule's verdict, as the audit keeps it (``data-action="shadow"``, ``data-shadow``): nothing decided."""
     pending = session.tracker.pending
     asked = next((i for i in pending.interrupts if i.id == note.interrupt_id), None) if pending else None
-    return persistence.Audit(session.thread_id, pending.run_id if pending else None, note.interrupt_id,
+    return audits.Audit(session.thread_id, pending.run_id if pending else None, note.interrupt_id,
                              asked.reason if asked else None, "shadow", by="policy",
                              detail={"tool": note.tool, "rule": note.rule.describe(), "shadow": note.rule.effect,
                                      "line": note.rule.line, "toolCallId": note.tool_call_id, "source": "file"})
@@ -174,7 +178,7 @@ async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:
         return set()
 
 
-def shown_rows(audits: list[persistence.Audit]) -> list[dict[str, str]]:
+def shown_rows(audits: list[audits.Audit]) -> list[dict[str, str]]:
     """The audit rows of a policy's answers, shown at once (their notes) until the written trail replaces them."""
     return [{"interrupt_id": a.interrupt_id, "action": a.action, "reason": a.reason or "", "by": a.by, "at": "",
              "actor": "", "on_behalf_of": "",
