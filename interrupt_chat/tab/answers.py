@@ -68,10 +68,14 @@ async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | 
                 await driver.publish(chat, session, full=True)
                 await routing.route(config, chat_cls, session)
             return
+        resume = None
+        if outcome.events is not None:  # claimed: the request leaves before the page is redrawn (0032)
+            resume = asyncio.ensure_future(conclude(config, chat_cls, session, outcome))
+            await asyncio.sleep(0)  # its first step writes the POST; its pushes wait for this lock
         await driver.publish(chat, session, full=True, starting=outcome.events is not None)
         await routing.route(config, chat_cls, session, keep_result=True)
         config.submitting = outcome.events is not None
-    await conclude(config, chat_cls, session, outcome)
+    await (resume if resume is not None else conclude(config, chat_cls, session, outcome))
 
 
 def _still_shown(session: AgentSession, interrupt_id: str | None, shown: str) -> bool:
