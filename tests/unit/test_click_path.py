@@ -157,3 +157,32 @@ async def test_a_refusal_on_a_trusted_copy_is_checked_and_the_answer_is_claimed(
     await outcome.events.aclose()
     head = database.head(owner, thread_id)
     assert head.in_flight and head.revision == tab.session.revision
+
+
+async def test_the_resume_request_is_sent_before_the_answered_card_is_redrawn(agent, monkeypatch):
+    """Decision 0032, item 6: once the claim holds, the POST is written first; the page's redraw follows it."""
+    import httpx
+
+    from interrupt_chat.tab import driver
+
+    url, store, received = agent
+    tab = await Tab(ic.Chat(url, name="click-path-post-first").state, store).load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    order: list[str] = []
+    send, publish = httpx.AsyncClient.send, driver.publish
+
+    async def sending(client, request, *args, **kwargs):
+        order.append("post" if b"resume" in request.content else "request")
+        return await send(client, request, *args, **kwargs)
+
+    async def publishing(*args, **kwargs):
+        order.append("publish")
+        return await publish(*args, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "send", sending)
+    monkeypatch.setattr(driver, "publish", publishing)
+    del received[:]
+    await tab.resolve({"approved": True}, interrupt_id)
+    assert order[:2] == ["post", "publish"], order  # the request first, then the answered card
+    assert len([resume for _, resume in received if resume]) == 1 and tab.chat.status != "interrupted"
