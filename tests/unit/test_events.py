@@ -65,6 +65,9 @@ def test_fast_path_reads_random_deltas_as_the_general_path_does():
     '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":NaN}',
     '{"type":"TEXT_MESSAGE_CONTENTS","messageId":"m","delta":"x"}',  # unknown type: dropped by the general path
     '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","type":"RUN_STARTED","threadId":"t","runId":"r"}',
+    # the model is the one the first "type" names: a later one, even another delta's, is the general path's
+    '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","type":"TOOL_CALL_ARGS","toolCallId":"c"}',
+    '{"type":"TOOL_CALL_ARGS","messageId":"m","delta":"x"}',  # another delta's fields under this type
 ])
 def test_fast_path_stands_aside_for_anything_but_a_plain_valid_delta(data):
     assert parse_delta_json(data) is None
