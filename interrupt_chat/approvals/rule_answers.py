@@ -162,9 +162,9 @@ def _shadow_audit(session: AgentSession, note: policies.ShadowNote) -> audits.Au
     pending = session.tracker.pending
     asked = next((i for i in pending.interrupts if i.id == note.interrupt_id), None) if pending else None
     return audits.Audit(session.thread_id, pending.run_id if pending else None, note.interrupt_id,
-                             asked.reason if asked else None, "shadow", by="policy",
-                             detail={"tool": note.tool, "rule": note.rule.describe(), "shadow": note.rule.effect,
-                                     "line": note.rule.line, "toolCallId": note.tool_call_id, "source": "file"})
+                        asked.reason if asked else None, "shadow", by="policy",
+                        detail={"tool": note.tool, "rule": note.rule.describe(), "shadow": note.rule.effect,
+                                "line": note.rule.line, "toolCallId": note.tool_call_id, "source": "file"})
 
 
 async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:

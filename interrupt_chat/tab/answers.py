@@ -249,8 +249,8 @@ def audit_entry(session: AgentSession, verb: str, payload: Any, interrupt_id: st
     else:
         action = "rejected" if isinstance(payload, dict) and payload.get("approved") is False else "resolved"
     return Audit(session.thread_id, pending.run_id, target, reason, action,
-                             payload if verb == "resolve" else None, pending.schema_for(target or None),
-                             about=about(session, target))
+                 payload if verb == "resolve" else None, pending.schema_for(target or None),
+                 about=about(session, target))
 
 
 def problem_with(pending: Pending, payload: Any, interrupt_id: str | None) -> tuple[str, str] | None:
