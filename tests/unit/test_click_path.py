@@ -3,6 +3,7 @@ the answer is lost for it: the audit entry, its wait (read at the claim) and the
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -86,12 +87,29 @@ def heads(monkeypatch) -> list[str]:
     return seen
 
 
-async def test_an_answer_on_the_copy_this_worker_wrote_makes_no_head_read(agent, database, heads):
-    """The copy is at the revision this process last wrote, with no run's claim: the conditional write checks it."""
-    url, store, received = agent
-    tab = await Tab(ic.Chat(url, name="click-path-trusted").state, store).load()
+async def _asking(agent, name: str) -> tuple[Tab, str]:
+    """A tab of a new chat whose thread waits for one approval, and that approval's id."""
+    url, store, _received = agent
+    tab = await Tab(ic.Chat(url, name=name).state, store).load()
     await tab.send("approval")
     [interrupt_id] = tab.ids()
+    return tab, interrupt_id
+
+
+@contextlib.contextmanager
+def _other_worker(database: ThreadDB) -> Iterator[ThreadDB]:
+    """Another worker's view of the same database: a ThreadDB of its own, that remembers nothing of this one's."""
+    other = ThreadDB(database.url)
+    try:
+        yield other
+    finally:
+        other.close()
+
+
+async def test_an_answer_on_the_copy_this_worker_wrote_makes_no_head_read(agent, database, heads):
+    """The copy is at the revision this process last wrote, with no run's claim: the conditional write checks it."""
+    received = agent[2]
+    tab, interrupt_id = await _asking(agent, "click-path-trusted")
     time.sleep(0.05)
     del heads[:], received[:]
     await tab.resolve({"approved": True}, interrupt_id)
@@ -105,20 +123,15 @@ async def test_an_answer_on_the_copy_this_worker_wrote_makes_no_head_read(agent,
 
 async def test_s10_another_workers_claim_makes_the_trusted_copy_lose_and_nothing_is_sent(agent, database, heads):
     """Another worker (its own ThreadDB on the same file) claimed the thread: this copy loses, nothing leaves."""
-    url, store, received = agent
-    tab = await Tab(ic.Chat(url, name="click-path-other-claim").state, store).load()
-    await tab.send("approval")
-    [interrupt_id] = tab.ids()
+    received = agent[2]
+    tab, interrupt_id = await _asking(agent, "click-path-other-claim")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
-    other = ThreadDB(database.url)
-    try:
+    with _other_worker(database) as other:
         stored = other.read(owner, thread_id)
         assert stored is not None and stored.session.tracker.pending is not None
         other.save(owner, stored.session, revision=stored.revision, in_flight=True)  # its resume's claim
-        del heads[:], received[:]
-        await tab.resolve({"approved": True}, interrupt_id)
-    finally:
-        other.close()
+    del heads[:], received[:]
+    await tab.resolve({"approved": True}, interrupt_id)
     assert [resume for _, resume in received if resume] == []  # S10: the other worker resumes, not this tab
     assert tab.chat.notice == ANSWERED_ELSEWHERE
     assert heads  # the refusal rests on a checked copy
@@ -130,13 +143,9 @@ async def test_a_refusal_on_a_trusted_copy_is_checked_and_the_answer_is_claimed(
     The chat's card and the inbox load the thread before they answer; ``answers.record`` itself must not
     refuse on a copy it did not check, whoever calls it.
     """
-    url, store, _received = agent
-    tab = await Tab(ic.Chat(url, name="click-path-recheck").state, store).load()
-    await tab.send("approval")
-    [interrupt_id] = tab.ids()
+    tab, interrupt_id = await _asking(agent, "click-path-recheck")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
-    other = ThreadDB(database.url)
-    try:
+    with _other_worker(database) as other:
         waiting = other.read(owner, thread_id)
         assert waiting is not None and waiting.session.tracker.pending is not None
         run_id = waiting.session.tracker.pending.run_id
@@ -145,8 +154,6 @@ async def test_a_refusal_on_a_trusted_copy_is_checked_and_the_answer_is_claimed(
         now = other.read(owner, thread_id)
         assert now is not None
         other.save(owner, waiting.session, revision=now.revision)  # the other worker's copy: the set waits again
-    finally:
-        other.close()
     del heads[:]
     errors: list[str] = []
     outcome, moved = await answers.record(tab.chat, thread_id, lambda pending: pending is not None
@@ -165,10 +172,8 @@ async def test_the_resume_request_is_sent_before_the_answered_card_is_redrawn(ag
 
     from interrupt_chat.tab import driver
 
-    url, store, received = agent
-    tab = await Tab(ic.Chat(url, name="click-path-post-first").state, store).load()
-    await tab.send("approval")
-    [interrupt_id] = tab.ids()
+    received = agent[2]
+    tab, interrupt_id = await _asking(agent, "click-path-post-first")
     order: list[str] = []
     send, publish = httpx.AsyncClient.send, driver.publish
 
