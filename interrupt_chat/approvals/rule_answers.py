@@ -25,7 +25,8 @@ from ..model import policies
 from ..model.policy_file import FileRule
 from ..store import policies as store
 from ..store.threads_db import ThreadDB, ThreadDBError
-from ..tab import answers, audits, driver, pausing, persistence, trail
+from ..tab import answers, driver, pausing, persistence, trail
+from ..tab.audits import Audit
 from ..workers import sync
 from . import file_rules
 
@@ -157,14 +158,14 @@ def _answer_detail(given: policies.RuleAnswer) -> dict[str, Any]:
     return {**detail, "source": "person", "policyId": rule.id, "conditions": rule.conditions}
 
 
-def _shadow_audit(session: AgentSession, note: policies.ShadowNote) -> audits.Audit:
+def _shadow_audit(session: AgentSession, note: policies.ShadowNote) -> Audit:
     """A shadow rule's verdict, as the audit keeps it (``data-action="shadow"``, ``data-shadow``): nothing decided."""
     pending = session.tracker.pending
     asked = next((i for i in pending.interrupts if i.id == note.interrupt_id), None) if pending else None
-    return audits.Audit(session.thread_id, pending.run_id if pending else None, note.interrupt_id,
-                        asked.reason if asked else None, "shadow", by="policy",
-                        detail={"tool": note.tool, "rule": note.rule.describe(), "shadow": note.rule.effect,
-                                "line": note.rule.line, "toolCallId": note.tool_call_id, "source": "file"})
+    return Audit(session.thread_id, pending.run_id if pending else None, note.interrupt_id,
+                 asked.reason if asked else None, "shadow", by="policy",
+                 detail={"tool": note.tool, "rule": note.rule.describe(), "shadow": note.rule.effect,
+                         "line": note.rule.line, "toolCallId": note.tool_call_id, "source": "file"})
 
 
 async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:
@@ -178,7 +179,7 @@ async def answered_by_rule(owner: str, pending: Pending | None) -> set[str]:
         return set()
 
 
-def shown_rows(audits: list[audits.Audit]) -> list[dict[str, str]]:
+def shown_rows(audits: list[Audit]) -> list[dict[str, str]]:
     """The audit rows of a policy's answers, shown at once (their notes) until the written trail replaces them."""
     return [{"interrupt_id": a.interrupt_id, "action": a.action, "reason": a.reason or "", "by": a.by, "at": "",
              "actor": "", "on_behalf_of": "",
