@@ -791,6 +791,7 @@ def _install():
     import interrupt_chat.tab.trail as trail
     import interrupt_chat.workers.runs as runs
     import interrupt_chat.workers.sync as sync
+    import interrupt_chat.approvals.follow as follow
     from interrupt_chat.agui.aiohttp_transport import AiohttpTransport
     from reflex.app import EventNamespace
 
@@ -798,8 +799,11 @@ def _install():
                          (answers, "decide"), (driver, "publish"), (routing, "route"), (answers, "conclude"),
                          (persistence, "write"), (trail, "decision_rows"), (routing, "chat_of"), (driver, "drive"),
                          (runs, "add"), (runs, "remove"), (driver, "_surface"), (driver, "_save_end"),
-                         (driver, "_emit"), (sync, "deliver"), (persistence, "summaries")):
+                         (driver, "_emit"), (sync, "deliver"), (persistence, "summaries"),
+                         (persistence, "owner_of"), (persistence, "load_thread"), (follow, "follow_rest")):
         setattr(module, name, _wrap(getattr(module, name), name))
+    # the follower: a task of its own started by sync.deliver, in a copy of the run's context (its marks too)
+    sync.set_follower(_wrap(follow.follow_tab, "follow_tab"))
     AiohttpTransport.handle_async_request = _wrap(AiohttpTransport.handle_async_request, "post")
     driver._Throttle.close = _wrap(driver._Throttle.close, "close")
     _install_on_event(EventNamespace)
@@ -842,7 +846,7 @@ def _install():
             traced["marks"].append(("end", "<", time.time()))
             _ASK.set(None)
             traced["lag_ms"] = _lags(traced["marks"][0][2], time.time())
-            _write(traced)
+            asyncio.get_running_loop().call_later(3.0, _write, traced)  # the other tabs' followers may still run
 
     driver._end = traced_end
 
@@ -912,6 +916,12 @@ ASK_STEPS: list[tuple[str, tuple[str, ...], tuple[str, str]]] = [
     ("save the end (write, runs.remove, waiting)", ("_save_end", ">"), ("_save_end", "<")),
     ("  of which: up to the sync notice (deliver)", ("_save_end", ">"), ("deliver", ">")),
     ("the notice → card in the second tab (follow, push, browser)", ("deliver", ">"), ("card_b", ">")),
+    ("  the follower's task starts", ("deliver", ">"), ("follow_tab", ">")),
+    ("  the tab's state and lock (modify_state)", ("follow_tab", ">", "deliver"), ("owner_of", ">")),
+    ("  the owner's check (owner_of)", ("owner_of", ">", "deliver"), ("owner_of", "<")),
+    ("  the thread read (refresh)", ("refresh", ">", "deliver"), ("refresh", "<")),
+    ("  publish + route", ("refresh", "<", "deliver"), ("route", "<")),
+    ("  route → card drawn (lock exit, push, wire, browser)", ("route", "<", "deliver"), ("card_b", ">")),
     ("the rest of _end (thread list: summaries, lock)", ("_save_end", "<"), ("end", "<")),
     ("total: agent asks → card in the second tab", ("asked", ">"), ("card_b", ">")),
 ]
