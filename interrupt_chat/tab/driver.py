@@ -319,8 +319,7 @@ async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
         by_rule = await hooks.beyond.apply_rules(chat, session, rules)  # P2: before any card is drawn
         resuming = by_rule is not None and by_rule.events is not None
         if settled is not None:  # the drawing below reads the session only: the save goes meanwhile
-            settled(resuming)
-            await asyncio.sleep(0)  # its first step hands the save to the writer thread
+            settled(resuming)  # (it starts at the drawing's first wait: no turn of the loop is spent on it here)
         if chat.thread_id == session.thread_id:
             if by_rule is not None:
                 chat.decisions = [*chat.decisions, *hooks.beyond.rule_rows(by_rule.audits)]

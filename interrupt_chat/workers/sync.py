@@ -77,7 +77,8 @@ class Notice:
 
 
 _watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this process's tabs, by owner key
-_last_live: dict[tuple[str, str], float] = {}  # (owner, thread) -> when its rows were last sent
+# (owner, thread) -> when its rows were last sent, and how many there were
+_last_live: dict[tuple[str, str], tuple[float, int]] = {}
 
 
 class Watched(Protocol):
@@ -121,18 +122,24 @@ async def changed(owner: str, thread_id: str, origin: str = "", revision: int = 
 
 
 async def live(owner: str, session: AgentSession, origin: str) -> None:
-    """Send the running turn's rows to the owner's other tabs, at most every :data:`LIVE_INTERVAL` seconds."""
+    """Send the running turn's rows to the owner's other tabs: a new row at once, growth every :data:`LIVE_INTERVAL`.
+
+    A new row goes at once: the turn's first text (its message starts) is not held back for the
+    interval that its ``RUN_STARTED``'s push (the user's row alone) began. A row that grows is sent
+    again at most every :data:`LIVE_INTERVAL` seconds.
+    """
     if not owner or not _anyone_else(owner, origin):
         return
-    key, now = (owner, session.thread_id), time.monotonic()
-    if now - _last_live.get(key, 0.0) < LIVE_INTERVAL:
+    transcript = session.transcript
+    key, now, count = (owner, session.thread_id), time.monotonic(), len(transcript.messages) - transcript.tail_start
+    last, sent = _last_live.get(key, (0.0, -1))
+    if now - last < LIVE_INTERVAL and count == sent:
         return
-    _last_live[key] = now
+    _last_live[key] = now, count
     while len(_last_live) > MAX_OWNERS:
         _last_live.pop(next(iter(_last_live)))
     from ..model.views import message_rows  # the rows with their whole text: other tabs were sent no stream
 
-    transcript = session.transcript
     rows = message_rows(transcript.messages[transcript.tail_start:], transcript)
     await _send(Notice(owner, session.thread_id, origin, [dataclasses.asdict(row) for row in rows],
                        transcript.step or ""))

@@ -4,6 +4,7 @@ Decisions 0032 (the claim is the check) and 0033 (a run's end saved beside its c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
@@ -195,29 +196,34 @@ async def test_the_resume_request_is_sent_before_the_answered_card_is_redrawn(ag
 
 
 async def test_a_surfacing_sets_end_is_saved_while_its_card_is_drawn(agent, monkeypatch):
-    """Decision 0033: once the rules had their say, the end's save starts; the card is routed meanwhile, not before.
+    """Decision 0033: once the rules had their say, the end's save starts; the card's drawing does not wait for it.
 
     The other tabs read the thread when its save's notice reaches them: it no longer waits for this tab's card.
     """
     from interrupt_chat.tab import driver, persistence, routing
 
     order: list[str] = []
-    write, route = persistence.write, routing.route
+    write, surface, route = persistence.write, driver._surface, routing.route
 
     async def writing(*args, **kwargs):
         order.append("save")
         return await write(*args, **kwargs)
 
-    async def routing_(*args, **kwargs):
+    async def surfacing(*args, **kwargs):
         try:
-            return await route(*args, **kwargs)
+            return await surface(*args, **kwargs)
         finally:
-            order.append("routed")
+            order.append("drawn")
+
+    async def routing_(*args, **kwargs):  # the card's routing waits, as the people's request read does
+        await asyncio.sleep(0)
+        return await route(*args, **kwargs)
 
     monkeypatch.setattr(persistence, "write", writing)
+    monkeypatch.setattr(driver, "_surface", surfacing)
     monkeypatch.setattr(routing, "route", routing_)
     tab, interrupt_id = await _asking(agent, "click-path-save-beside")
-    assert driver.persistence is persistence and order[-2:] == ["save", "routed"], order
+    assert order[-2:] == ["save", "drawn"], order  # under way at the drawing's first wait, not after it
     stored = persistence.database().read(tab.chat._owner_key, tab.chat.thread_id)
     assert stored is not None and stored.session.tracker.pending is not None  # the end, with its set, is saved
     assert [i.id for i in stored.session.tracker.pending.interrupts] == [interrupt_id]

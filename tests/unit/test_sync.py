@@ -149,3 +149,32 @@ async def test_a_notice_that_names_the_new_revision_spares_the_follower_its_head
     assert [m.content for m in behind.session.transcript.messages if m.role == "user"] == ["hello", "again"]
     assert sync.Notice.loads(sync.Notice("o", "t", revision=7).dumps()).revision == 7
     assert sync.Notice.loads('{"owner": "o", "thread_id": "t", "revision": "7"}').revision == 0  # only a number
+
+
+async def test_a_turns_new_row_reaches_the_other_tabs_at_once_and_its_growth_every_interval(monkeypatch):
+    """The turn's first text is not held for the interval its RUN_STARTED's push (the user's row) began."""
+    from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
+
+    from interrupt_chat.agui import AgentSession
+
+    sent: list[list[str]] = []
+
+    async def send(notice: sync.Notice) -> None:
+        sent.append([row["content"] for row in notice.rows or []])
+
+    monkeypatch.setattr(sync, "_send", send)
+    monkeypatch.setattr(sync, "_anyone_else", lambda owner, origin: True)
+    session = AgentSession("http://127.0.0.1:9/", thread_id="live-rows")
+    transcript = session.transcript
+    transcript.mark_tail()
+    transcript.add_user_message("u1", "hello")
+    await sync.live("live-owner", session, "tab-a")  # RUN_STARTED's push: the user's row
+    transcript.apply(TextMessageStartEvent(message_id="m1", role="assistant"))
+    transcript.apply(TextMessageContentEvent(message_id="m1", delta="Hi"))
+    await sync.live("live-owner", session, "tab-a")  # the first text: a new row, at once
+    transcript.apply(TextMessageContentEvent(message_id="m1", delta=" there"))
+    await sync.live("live-owner", session, "tab-a")  # it grew: waits for the interval
+    assert sent == [["hello"], ["hello", "Hi"]]
+    monkeypatch.setattr(sync, "LIVE_INTERVAL", 0.0)
+    await sync.live("live-owner", session, "tab-a")
+    assert sent[-1] == ["hello", "Hi there"]

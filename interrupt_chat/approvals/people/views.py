@@ -6,6 +6,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ...model.cards import Card
+from ...store import pools
 from ...store import requests as store
 from ...store.threads_db import ThreadDBError
 from ...tab import persistence
@@ -30,8 +31,9 @@ async def annotate(chat: ChatLike, session: AgentSession, cards: list[Card]) -> 
     rows: dict[str, RequestRow] = {}
     if db is not None and chat._owner_key and pending is not None and pending.kind == "standard":
         try:
-            rows = await persistence.db_read(store.of_thread, db, chat._owner_key, session.thread_id,
-                                             pending.run_id or "")
+            with pools.first():  # a card on its way to a person's screen (decision 0029; it starts no task)
+                rows = await persistence.db_read(store.of_thread, db, chat._owner_key, session.thread_id,
+                                                 pending.run_id or "")
         except ThreadDBError:
             rows = {}
     return [await seen_by(people, chat, card, rows.get(card.id)) for card in cards]
