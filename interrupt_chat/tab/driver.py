@@ -245,18 +245,11 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     """The run's stream ended: surface its set (rules first), save its end, list the thread; the notice if any.
 
     A set that surfaces is a person's to answer: its database calls go ahead of other chats' (decision 0029).
-    The end is saved beside the card's drawing, once the rules answered what they cover (decision 0033).
     """
     asks = session.tracker.pending is not None and not session.running
-    saving: list[asyncio.Task[str]] = []
-
-    def settled(resuming: bool) -> None:  # the rules answered what they cover: the end is what is saved
-        saving.append(asyncio.get_running_loop().create_task(_save_end(owner, session, key, origin, resuming, asks)))
-
-    try:
-        call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks, settled)
-    finally:  # (_surface settles on every return) a save started is never dropped, whatever the drawing did
-        notice = await saving[0] if saving else ""
+    call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
+    resuming = by_rule is not None and by_rule.events is not None
+    notice = await _save_end(owner, session, key, origin, resuming, asks)
     summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
     async with state:
         chat = await routing.chat_of(state, chat_cls)
@@ -298,14 +291,11 @@ def _to_tab(push: Callable[[bool, bool], Awaitable[None]], origin: str, owner: s
 
 
 async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outbox: streaming.Outbox,
-                   owner: str, asks: bool = False, settled: Callable[[bool], None] | None = None
-                   ) -> tuple[routing.HandlerCall | None, answers.Outcome | None]:
+                   owner: str, asks: bool = False) -> tuple[routing.HandlerCall | None, answers.Outcome | None]:
     """The run ended: the owner's rules answer what they cover (P2), then the view shows the rest (S3).
 
-    ``settled(resuming)`` is called once the rules have answered (or the tab turned out to serve
-    someone else): the session is then what is saved, and its save runs beside the card's drawing
-    (the other tabs hear of the card sooner: decision 0033). Returns the handler call the set owes
-    (S17) and the rules' outcome (with its resume when they answered the whole set: no card is drawn then).
+    Returns the handler call the set owes (S17) and the rules' outcome (with its resume when they
+    answered the whole set: no card is drawn then).
     """
     with pools.first(asks):  # (it starts no task: nothing inherits it)
         rules = await hooks.beyond.rules_for(owner, session)
@@ -313,13 +303,9 @@ async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         if chat._owner_key != owner:  # the tab serves another person now: the set waits for its owner, unshown
-            if settled is not None:
-                settled(False)
             return None, None
         by_rule = await hooks.beyond.apply_rules(chat, session, rules)  # P2: before any card is drawn
         resuming = by_rule is not None and by_rule.events is not None
-        if settled is not None:  # the drawing below reads the session only: the save goes meanwhile
-            settled(resuming)  # (it starts at the drawing's first wait: no turn of the loop is spent on it here)
         if chat.thread_id == session.thread_id:
             if by_rule is not None:
                 chat.decisions = [*chat.decisions, *hooks.beyond.rule_rows(by_rule.audits)]

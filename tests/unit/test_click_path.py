@@ -1,10 +1,8 @@
 """The click path (issue 45, docs/decisions/0028): the resume leaves before the audit is written, and nothing of
-the answer is lost for it: the audit entry, its wait (read at the claim) and the trail are all there after.
-Decisions 0032 (the claim is the check) and 0033 (a run's end saved beside its card) are checked here too."""
+the answer is lost for it: the audit entry, its wait (read at the claim) and the trail are all there after."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
@@ -193,38 +191,3 @@ async def test_the_resume_request_is_sent_before_the_answered_card_is_redrawn(ag
     await tab.resolve({"approved": True}, interrupt_id)
     assert order[:2] == ["post", "publish"], order  # the request first, then the answered card
     assert len([resume for _, resume in received if resume]) == 1 and tab.chat.status != "interrupted"
-
-
-async def test_a_surfacing_sets_end_is_saved_while_its_card_is_drawn(agent, monkeypatch):
-    """Decision 0033: once the rules had their say, the end's save starts; the card's drawing does not wait for it.
-
-    The other tabs read the thread when its save's notice reaches them: it no longer waits for this tab's card.
-    """
-    from interrupt_chat.tab import driver, persistence, routing
-
-    order: list[str] = []
-    write, surface, route = persistence.write, driver._surface, routing.route
-
-    async def writing(*args, **kwargs):
-        order.append("save")
-        return await write(*args, **kwargs)
-
-    async def surfacing(*args, **kwargs):
-        try:
-            return await surface(*args, **kwargs)
-        finally:
-            order.append("drawn")
-
-    async def routing_(*args, **kwargs):  # the card's routing waits, as the people's request read does
-        await asyncio.sleep(0)
-        return await route(*args, **kwargs)
-
-    monkeypatch.setattr(persistence, "write", writing)
-    monkeypatch.setattr(driver, "_surface", surfacing)
-    monkeypatch.setattr(routing, "route", routing_)
-    tab, interrupt_id = await _asking(agent, "click-path-save-beside")
-    assert order[-2:] == ["save", "drawn"], order  # under way at the drawing's first wait, not after it
-    stored = persistence.database().read(tab.chat._owner_key, tab.chat.thread_id)
-    assert stored is not None and stored.session.tracker.pending is not None  # the end, with its set, is saved
-    assert [i.id for i in stored.session.tracker.pending.interrupts] == [interrupt_id]
-    assert not stored.in_flight and tab.chat.status == "interrupted"
