@@ -31,7 +31,7 @@ from . import runs
 from .proxy_reads import behind, tab_token
 
 if TYPE_CHECKING:
-    from ..agui import AgentSession
+    from ..agui import AgentSession, Transcript
 
 __all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "forget", "live", "set_follower", "watch", "watch_page"]
 
@@ -77,7 +77,7 @@ class Notice:
 
 
 _watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this process's tabs, by owner key
-# (owner, thread) -> when its rows were last sent, and how many there were
+# (owner, thread) -> when its rows were last sent, and their shape then (_shape)
 _last_live: dict[tuple[str, str], tuple[float, int]] = {}
 
 
@@ -122,20 +122,21 @@ async def changed(owner: str, thread_id: str, origin: str = "", revision: int = 
 
 
 async def live(owner: str, session: AgentSession, origin: str) -> None:
-    """Send the running turn's rows to the owner's other tabs: a new row at once, growth every :data:`LIVE_INTERVAL`.
+    """Send the running turn's rows to the owner's other tabs: what is new at once, growth every :data:`LIVE_INTERVAL`.
 
-    A new row goes at once: the turn's first text (its message starts) is not held back for the
-    interval that its ``RUN_STARTED``'s push (the user's row alone) began. A row that grows is sent
-    again at most every :data:`LIVE_INTERVAL` seconds.
+    A new message, a message's first text and a new tool call go at once (:func:`_shape`): the
+    turn's first text is not held back for the interval that its ``RUN_STARTED``'s push (the
+    user's row alone) began. A text that only grows is sent again at most every
+    :data:`LIVE_INTERVAL` seconds.
     """
     if not owner or not _anyone_else(owner, origin):
         return
     transcript = session.transcript
-    key, now, count = (owner, session.thread_id), time.monotonic(), len(transcript.messages) - transcript.tail_start
+    key, now, shape = (owner, session.thread_id), time.monotonic(), _shape(transcript)
     last, sent = _last_live.get(key, (0.0, -1))
-    if now - last < LIVE_INTERVAL and count == sent:
+    if now - last < LIVE_INTERVAL and shape == sent:
         return
-    _last_live[key] = now, count
+    _last_live[key] = now, shape
     while len(_last_live) > MAX_OWNERS:
         _last_live.pop(next(iter(_last_live)))
     from ..model.views import message_rows  # the rows with their whole text: other tabs were sent no stream
@@ -143,6 +144,15 @@ async def live(owner: str, session: AgentSession, origin: str) -> None:
     rows = message_rows(transcript.messages[transcript.tail_start:], transcript)
     await _send(Notice(owner, session.thread_id, origin, [dataclasses.asdict(row) for row in rows],
                        transcript.step or ""))
+
+
+def _shape(transcript: Transcript) -> int:
+    """The running turn's messages, those of them with text, and their tool calls: it grows with each new thing.
+
+    A text's growth leaves it as it is. (A few messages: the turn's, not the thread's.)
+    """
+    tail = transcript.messages[transcript.tail_start:]
+    return len(tail) + sum(bool(message.content) + len(message.tool_call_ids) for message in tail)
 
 
 def _anyone_else(owner: str, origin: str) -> bool:

@@ -151,7 +151,7 @@ async def test_a_notice_that_names_the_new_revision_spares_the_follower_its_head
     assert sync.Notice.loads('{"owner": "o", "thread_id": "t", "revision": "7"}').revision == 0  # only a number
 
 
-async def test_a_turns_new_row_reaches_the_other_tabs_at_once_and_its_growth_every_interval(monkeypatch):
+async def test_what_is_new_in_a_turn_reaches_the_other_tabs_at_once_and_its_growth_every_interval(monkeypatch):
     """The turn's first text is not held for the interval its RUN_STARTED's push (the user's row) began."""
     from ag_ui.core import TextMessageContentEvent, TextMessageStartEvent
 
@@ -170,11 +170,12 @@ async def test_a_turns_new_row_reaches_the_other_tabs_at_once_and_its_growth_eve
     transcript.add_user_message("u1", "hello")
     await sync.live("live-owner", session, "tab-a")  # RUN_STARTED's push: the user's row
     transcript.apply(TextMessageStartEvent(message_id="m1", role="assistant"))
+    await sync.live("live-owner", session, "tab-a")  # the answer's message starts, empty: at once
     transcript.apply(TextMessageContentEvent(message_id="m1", delta="Hi"))
-    await sync.live("live-owner", session, "tab-a")  # the first text: a new row, at once
+    await sync.live("live-owner", session, "tab-a")  # its first text: at once
     transcript.apply(TextMessageContentEvent(message_id="m1", delta=" there"))
     await sync.live("live-owner", session, "tab-a")  # it grew: waits for the interval
-    assert sent == [["hello"], ["hello", "Hi"]]
+    assert sent == [["hello"], ["hello", ""], ["hello", "Hi"]]
     monkeypatch.setattr(sync, "LIVE_INTERVAL", 0.0)
     await sync.live("live-owner", session, "tab-a")
     assert sent[-1] == ["hello", "Hi there"]
