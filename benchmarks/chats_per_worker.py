@@ -66,7 +66,7 @@ def run_harness(root: Path, chats: int, args: argparse.Namespace, out: Path) -> 
 
 
 def _time_wait() -> int:
-    """Loopback TCP sockets in TIME_WAIT (Linux: state 06 in /proc/net/tcp and tcp6); 0 where unknown."""
+    """TCP sockets in TIME_WAIT, every address (Linux: state 06 in /proc/net/tcp and tcp6); 0 where unknown."""
     count = 0
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:

@@ -190,3 +190,23 @@ async def test_a_request_that_stays_with_its_asker_works_as_before(chat_cls, age
     card = alice.card()
     assert card.can_decide and card.assignee == "alice" and card.need == 0
     assert [c.id for c in await alice.inbox()] == [card.id]
+
+
+async def test_a_cards_request_rows_are_read_ahead_of_other_chats_reads(chat_cls, monkeypatch):
+    """Decision 0033: routing a card reads who it waits for as a person's wait (urgent: decision 0029)."""
+    import types
+
+    from interrupt_chat.approvals.people import views
+    from interrupt_chat.store import pools
+
+    urgent: list[bool] = []
+
+    def of_thread(*args, **kwargs):  # on the reader thread, in the caller's context
+        urgent.append(pools.URGENT.get())
+        return store.of_thread(*args, **kwargs)
+
+    monkeypatch.setattr(views, "store", types.SimpleNamespace(of_thread=of_thread))
+    alice = await _ask(chat_cls)
+    assert alice.card().routed  # the rows were read for this card
+    assert urgent and all(urgent), urgent
+    assert not pools.URGENT.get()  # the block reset it
