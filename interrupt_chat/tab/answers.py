@@ -222,7 +222,7 @@ async def conclude(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
 
 async def _written(state: StateLike, chat_cls: type[ChatLike], outcome: Outcome) -> None:
     """Write the audit entries (the thread was written in the lock), tell the other tabs, show the trail."""
-    notice = await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))
+    notice = (await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))).notice
     if notice or outcome.audits:
         async with state:
             chat = await routing.chat_of(state, chat_cls)

@@ -19,7 +19,7 @@ from ..agui.records import session_from_record, session_record
 from ..store import branches as store
 from ..store.branches import BranchWrite
 from ..store.threads_db import ThreadDBError
-from . import claims, driver, pausing, persistence, trail
+from . import claims, driver, persistence, trail
 from .sending import refreshed, set_headers
 
 if TYPE_CHECKING:
@@ -82,15 +82,14 @@ async def _act(state: StateLike, plan: Plan, *, requests: bool = True) -> None:
             if chat.notice:
                 await driver.publish(chat, session, full=fresh.replaced)
                 return None
-            if requests and await pausing.refused(chat):  # an edit resent or an answer regenerated: a new run
-                return None
             planned = await plan(chat, session)
             if not isinstance(planned, tuple):
                 chat.notice = planned or ""
                 return None
             new, write, events = planned
+            # (undo: never started); an edit resent or an answer regenerated is a new run: the pause refuses it
             return claims.Attempt(new, events, in_flight=events is not None, branches=write,
-                                  undo=None if events is None else events.aclose)  # (undo: never started)
+                                  undo=None if events is None else events.aclose, unless_paused=requests)
 
         claimed = await claims.claim(chat, attempt)  # another tab moved it on: plan again on theirs
         if claimed is None:

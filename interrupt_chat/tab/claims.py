@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ..agui import AgentSession
 from ..store.branches import BranchWrite
-from . import persistence
+from . import pausing, persistence
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -37,6 +37,7 @@ class Attempt(Generic[T]):
     in_flight: bool = False  # the write claims a run that starts once it holds (persistence.commit)
     branches: BranchWrite | None = None  # hidden versions stored and dropped in the same write
     undo: Callable[[], Awaitable[object]] | None = None  # on a loss, before the reload: e.g. close unstarted events
+    unless_paused: bool = False  # the person's pause refuses the write (a new run): read with it (decision 0034)
 
 
 async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | None]],
@@ -48,7 +49,9 @@ async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | Non
     itself, or there is nothing to do). Its :class:`Attempt` is written with
     :func:`~interrupt_chat.tab.persistence.commit`: won (or kept in memory, without a database), it is
     returned. Lost to another writer (or the thread was deleted): ``undo`` runs, the thread is
-    reloaded (:func:`~interrupt_chat.tab.persistence.reload`) and ``attempt()`` runs again.
+    reloaded (:func:`~interrupt_chat.tab.persistence.reload`) and ``attempt()`` runs again. An
+    attempt that starts a run (``unless_paused``) is refused while the person is paused:
+    :data:`~interrupt_chat.tab.pausing.PAUSED_MESSAGE`, and nothing is written.
 
     Returns:
         The attempt whose write holds; None when ``attempt()`` stopped, or when every try lost (then
@@ -58,11 +61,18 @@ async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | Non
         step = await attempt()
         if step is None:
             return None
-        written = await persistence.commit(chat, step.session, in_flight=step.in_flight, branches=step.branches)
+        person = pausing.person_of(chat._owner_key) if step.unless_paused else ""
+        written = await persistence.commit(chat, step.session, in_flight=step.in_flight, branches=step.branches,
+                                           unless_paused=person)
+        if step.unless_paused:  # the stored pause (another tab or worker may have turned it): pause-banner
+            chat.paused = written is persistence.Commit.PAUSED
         if written in (persistence.Commit.WON, persistence.Commit.LOCAL):
             return step
         if step.undo is not None:
             await step.undo()
         await persistence.reload(chat, step.session.thread_id)  # another tab moved it on: try again on theirs
+        if written is persistence.Commit.PAUSED:  # (the copy as stored: without what the attempt added)
+            chat.notice = pausing.PAUSED_MESSAGE
+            return None
     chat.notice = persistence.CONFLICT_NOTICE
     return None

@@ -249,8 +249,7 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     asks = session.tracker.pending is not None and not session.running
     call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
     resuming = by_rule is not None and by_rule.events is not None
-    notice = await _save_end(owner, session, key, origin, resuming, asks)
-    summaries = None if notice else await persistence.summaries(owner)  # the list, with this thread in it
+    notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with this thread
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         mine = chat._owner_key == owner  # the tab may serve another person now: nothing of this run shows
@@ -318,21 +317,22 @@ async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
 
 
 async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str, resuming: bool = False,
-                    asks: bool = False) -> str:
-    """After the lock: save the run's end, release the run, tell the person what now waits; the notice if any.
+                    asks: bool = False) -> persistence.Written:
+    """After the lock: save the run's end, release the run, tell the person what now waits.
 
     ``resuming``: the owner's rules answered the set, and its resume follows under this claim. ``asks``:
-    the set waits for a person, the save goes first.
+    the set waits for a person, the save goes first. Returns the notice if any, and the owner's
+    thread list, read in the save's call.
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
-    notice = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks,
-                                     run=key)
+    written = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks,
+                                      run=key, listing=True)
     _resync_wanted.discard(key)  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)
-    if not notice and not resuming and not session.running:  # what waits reaches them
+    if not written.notice and not resuming and not session.running:  # what waits reaches them
         await hooks.beyond.waiting(owner, session)
-    return notice
+    return written
 
 
 async def run_handlers(state: StateLike, chat_cls: type[ChatLike]) -> None:

@@ -2,24 +2,22 @@
 
 While it is on, a new message is refused (nothing reaches the agent) and the chat shows
 ``pause-banner``; the rules answer nothing (:mod:`interrupt_chat.approvals.rule_answers`). It is
-turned on and off on the policies page (:mod:`interrupt_chat.approvals.pause`).
+turned on and off on the policies page (:mod:`interrupt_chat.approvals.pause`). A run's claim reads
+it with its write (:mod:`.claims`, ``unless_paused``), not before it.
 """
 
 from __future__ import annotations
 
 import logging
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from ..store import policies as store
 from ..store.threads_db import ThreadDBError
 from . import hooks
 from .persistence import database, db_read
 
-if TYPE_CHECKING:
-    from ..model.protocols import ChatLike
-
-__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "owner_keys", "paused", "person_of", "refused"]
+__all__ = ["DECIDED_BY", "PAUSED_MESSAGE", "owner_keys", "paused", "person_of"]
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +53,3 @@ async def paused(owner: str) -> bool:
     except ThreadDBError:
         log.warning("the pause could not be read")
         return False
-
-
-async def refused(chat: ChatLike) -> bool:
-    """Inside the lock, before a run of the person's starts: refuse it (with the notice) while they are paused."""
-    chat.paused = await paused(chat._owner_key)
-    if chat.paused:
-        chat.notice = PAUSED_MESSAGE
-    return chat.paused

@@ -9,6 +9,7 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import inspect
 import json
@@ -19,13 +20,13 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import reflex as rx
 
 from ..agui import AgentSession, Pending
 from ..model.people import ANONYMOUS
-from ..store import pools
+from ..store import policies, pools
 from ..store.branches import BranchWrite
 from ..store.outage import Outage
 from ..store.threads_db import (
@@ -53,6 +54,7 @@ __all__ = [
     "UNAVAILABLE_NOTICE",
     "Commit",
     "Fresh",
+    "Written",
     "carry_answers",
     "check_soon",
     "commit",
@@ -450,6 +452,7 @@ class Commit(enum.Enum):
     LOST = "lost"  # another tab or worker wrote first: nothing was written, read the thread again
     DELETED = "deleted"  # the thread was deleted meanwhile
     LOCAL = "local"  # no database (or it failed, with a notice): the copy in memory is all there is
+    PAUSED = "paused"  # ``unless_paused``'s person paused their agents: nothing was written
 
 
 def _together(db: ThreadDB) -> AbstractContextManager[None]:
@@ -458,7 +461,7 @@ def _together(db: ThreadDB) -> AbstractContextManager[None]:
 
 
 async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = False,
-                 branches: BranchWrite | None = None) -> Commit:
+                 branches: BranchWrite | None = None, unless_paused: str = "") -> Commit:
     """Write this copy of a thread if the database still holds the revision it was read at (inside the lock).
 
     The claim that makes every action happen once: of two tabs (or workers) that read the same
@@ -466,6 +469,8 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
     is about to start; the winner registers it at once (a claim younger than
     :data:`CLAIM_GRACE_SECONDS` counts as driven meanwhile, so nobody reads it as orphaned).
     ``branches``: hidden versions stored and dropped in the same write (without a database: in memory).
+    ``unless_paused``: a person whose pause refuses the write (:attr:`Commit.PAUSED`), read in the same
+    call as the write, and on SQLite in its transaction (decision 0034).
     """
     db = database()
     if db is None or not chat._owner_key:
@@ -475,8 +480,8 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
     try:
         # the claim: ahead of the saves other chats' runs queued (decision 0029), with other claims (0030)
         with pools.first(), _together(db):
-            await db_call(db.save, chat._owner_key, session, revision=session.revision, in_flight=in_flight,
-                          branches=branches)
+            if not await db_call(_claim, db, chat._owner_key, session, in_flight, branches, unless_paused):
+                return Commit.PAUSED
     except ThreadConflict as exc:
         return Commit.DELETED if isinstance(exc, ThreadDeleted) else Commit.LOST
     except ThreadDBError as exc:
@@ -490,8 +495,16 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
     return Commit.WON
 
 
+class Written(NamedTuple):
+    """What :func:`write` came to."""
+
+    notice: str = ""  # "" on success, else the notice to show (the error itself is logged)
+    summaries: list[ThreadSummary] | None = None  # ``listing``: the owner's thread list, read after the save
+
+
 async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
-                in_flight: bool = False, origin: str = "", urgent: bool = False, run: runs.Key | None = None) -> str:
+                in_flight: bool = False, origin: str = "", urgent: bool = False, run: runs.Key | None = None,
+                listing: bool = False) -> Written:
     """Save a thread and record decisions, after the state lock, off the event loop.
 
     The save is conditional on the revision the copy holds (its run's claim). When another
@@ -499,13 +512,13 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
     over it only if it extends what is stored (no turn of theirs is lost); a deleted thread stays
     deleted. ``urgent``: the save goes ahead of the waiting ones (a set a person must answer surfaced).
     ``run``: the key of the run whose end this saves; a send waiting for that save hurries it (:func:`_end_saved`).
-
-    Returns:
-        "" on success, else the notice to show (the error itself is logged).
+    ``listing``: the owner's thread list is read in the save's call (on SQLite, in its transaction:
+    decision 0034), and returned.
     """
     db = database()
     if db is None or not owner:
-        return ""
+        return Written()
+    summaries = None
     try:
         for audit in audits or []:
             await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
@@ -515,7 +528,7 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
         if session is not None and (session.transcript.messages or session.revision):
             # a set surfacing: ahead of other saves; a send waiting for this save: ahead of all (_end_saved)
             with pools.first(urgent), pools.hurriable(run), _together(db):
-                await db_call(_save_extending, db, owner, session, in_flight)
+                summaries = await db_call(_save_extending, db, owner, session, in_flight, listing)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         # the other tabs show it (origin: the tab that did it); the revision saves them a read
         await sync.changed(owner, thread_id, origin, session.revision if session is not None else 0)
@@ -525,18 +538,35 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
         log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
     except ThreadConflict as exc:
         log.warning("thread database: %s; this copy was not saved", exc)
-        return CONFLICT_NOTICE
+        return Written(CONFLICT_NOTICE)
     except ThreadDBError:  # logged once per outage (db_call)
-        return UNAVAILABLE_NOTICE
-    return ""
+        return Written(UNAVAILABLE_NOTICE)
+    return Written("", summaries)
 
 
-def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool) -> None:
-    """Save conditionally; on a conflict, over the stored copy only if ours extends its messages."""
+def _claim(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool, branches: BranchWrite | None,
+           unless_paused: str) -> bool:
+    """The conditional save of a claim; False, with nothing written, when ``unless_paused`` (a person) is paused."""
+    if unless_paused and policies.paused_since(db, unless_paused) is not None:
+        return False
+    db.save(owner, session, revision=session.revision, in_flight=in_flight, branches=branches)
+    return True
+
+
+def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool,
+                    listing: bool = False) -> list[ThreadSummary] | None:
+    """Save conditionally; on a conflict, over the stored copy only if ours extends its messages.
+
+    ``listing``: then the owner's thread list (None if that read fails: the save holds all the same).
+    """
     for _ in range(3):
         try:
             db.save(owner, session, revision=session.revision, in_flight=in_flight)
-            return
+            if not listing:
+                return None
+            with contextlib.suppress(ThreadDBError):
+                return db.threads(owner)
+            return None
         except ThreadDeleted:
             raise
         except ThreadConflict:

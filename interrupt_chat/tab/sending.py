@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ag_ui.core import BaseEvent
 
 from ..agui import AgentSession
-from . import attaching, claims, driver, pausing, persistence
+from . import attaching, claims, driver, persistence
 from .endpoint import NO_AGENT_MESSAGE
 
 if TYPE_CHECKING:
@@ -40,7 +40,13 @@ async def send(chat: ChatLike, text: str) -> None:
         await driver.ready(chat, chat.__class__)
         if chat.signed_out:  # nobody (logged out, another origin): nothing goes to the agent
             return
-        claimed = await claims.claim(chat, lambda: _try_send(chat, text))  # claimed before anything leaves
+        first = [True]  # the first try acts on a copy this process knows current (decision 0034); a retry reads
+
+        async def attempt() -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
+            trust, first[0] = first[0], False
+            return await _try_send(chat, text, trust)
+
+        claimed = await claims.claim(chat, attempt)  # claimed before anything leaves
         if claimed is None:
             return
         session, events = claimed.session, claimed.value
@@ -49,9 +55,14 @@ async def send(chat: ChatLike, text: str) -> None:
     await driver.drive(chat, chat.__class__, session, events)
 
 
-async def _try_send(chat: ChatLike, text: str) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
-    """Inside the lock, one try of :func:`send`: refresh, check, add the message; None: nothing to claim."""
-    fresh = await refreshed(chat)
+async def _try_send(chat: ChatLike, text: str,
+                    trust: bool = False) -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
+    """Inside the lock, one try of :func:`send`: refresh, check, add the message; None: nothing to claim.
+
+    ``trust``: a copy at the revision this process last wrote or read is not checked first (the
+    claim's conditional write checks it); a refusal on such a copy reads the head after all.
+    """
+    fresh = await refreshed(chat, trust=trust)
     if fresh is None:
         return None
     session = chat._session()
@@ -62,10 +73,10 @@ async def _try_send(chat: ChatLike, text: str) -> claims.Attempt[AsyncGenerator[
                    or chat.status == "running"
                    else "Answer or cancel the agent's request first."
                    if session.tracker.pending is not None or session.tool_waits else "")
+    if chat.notice and fresh.trusted:  # refused on trust: the stored thread decides
+        return await _try_send(chat, text)
     if chat.notice:
         await driver.publish(chat, session, full=fresh.replaced)
-        return None
-    if await pausing.refused(chat):  # the stored pause (another tab or worker may have turned it on): pause-banner
         return None
     if not chat._client().url:
         chat.error, chat.status = NO_AGENT_MESSAGE, "error"
@@ -73,15 +84,17 @@ async def _try_send(chat: ChatLike, text: str) -> claims.Attempt[AsyncGenerator[
     if not await set_headers(chat, session):
         return None
     events = session.send(text, files=attaching.parts(chat))
-    return claims.Attempt(session, events, in_flight=True, undo=events.aclose)  # (undo: never started)
+    # (undo: never started); the stored pause refuses the claim (another tab or worker may have turned it on)
+    return claims.Attempt(session, events, in_flight=True, undo=events.aclose, unless_paused=True)
 
 
-async def refreshed(chat: ChatLike) -> persistence.Fresh | None:
+async def refreshed(chat: ChatLike, *, trust: bool = False) -> persistence.Fresh | None:
     """Inside the lock, before a claim: the shown thread brought up to the database; None when it was deleted.
 
-    A deleted thread is left (the chat shows a new one) with :data:`DELETED_NOTICE`.
+    A deleted thread is left (the chat shows a new one) with :data:`DELETED_NOTICE`. ``trust``: as
+    :func:`~interrupt_chat.tab.persistence.refresh`'s.
     """
-    fresh = await persistence.refresh(chat, chat.thread_id)
+    fresh = await persistence.refresh(chat, chat.thread_id, trust=trust)
     if fresh.deleted:
         chat.thread_id, chat.notice = "", DELETED_NOTICE
         await driver.publish(chat, chat._session(), full=True)

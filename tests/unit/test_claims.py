@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from interrupt_chat.agui import AgentSession
-from interrupt_chat.tab import claims, persistence
+from interrupt_chat.tab import claims, pausing, persistence
 
 Commit = persistence.Commit
 
@@ -49,7 +49,7 @@ async def test_a_write_that_holds_returns_its_attempt(monkeypatch, chat, answer)
     session = AgentSession("http://127.0.0.1:9/")
     claimed = await claims.claim(chat, script.attempt(session, in_flight=True))
     assert claimed is not None and claimed.session is session and claimed.value == 1
-    assert script.commits == [{"in_flight": True, "branches": None}]
+    assert script.commits == [{"in_flight": True, "branches": None, "unless_paused": ""}]
     assert script.undone == 0 and script.reloads == [] and chat.notice == ""
 
 
@@ -60,6 +60,25 @@ async def test_a_lost_write_is_undone_and_tried_again_on_the_reloaded_thread(mon
     claimed = await claims.claim(chat, script.attempt(session))
     assert claimed is not None and claimed.value == 3
     assert script.undone == 2 and script.reloads == [session.thread_id] * 2 and chat.notice == ""
+
+
+async def test_a_pause_refuses_a_runs_claim_once_and_the_copy_is_read_back(monkeypatch, chat):
+    """The person's pause, read with the claim (decision 0034): undone, the stored copy back, no other try."""
+    script = Script(monkeypatch, Commit.PAUSED)
+    chat._owner_key, chat.paused = "alice|app.state.chat", False
+    session = AgentSession("http://127.0.0.1:9/")
+    assert await claims.claim(chat, script.attempt(session, in_flight=True, unless_paused=True)) is None
+    assert script.commits == [{"in_flight": True, "branches": None, "unless_paused": "alice"}]
+    assert script.tries == 1 and script.undone == 1 and script.reloads == [session.thread_id]
+    assert chat.paused and chat.notice == pausing.PAUSED_MESSAGE
+
+
+async def test_a_runs_claim_that_holds_clears_the_pause_banner(monkeypatch, chat):
+    script = Script(monkeypatch, Commit.WON)
+    chat._owner_key, chat.paused = "alice|app.state.chat", True  # shown before another tab resumed the agents
+    session = AgentSession("http://127.0.0.1:9/")
+    assert await claims.claim(chat, script.attempt(session, in_flight=True, unless_paused=True)) is not None
+    assert not chat.paused and chat.notice == ""
 
 
 async def test_every_write_lost_gives_up_with_the_conflict_notice(monkeypatch, chat):

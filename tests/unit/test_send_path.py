@@ -1,0 +1,124 @@
+"""The send path (issue 45, docs/decisions/0034): a message's claim is its one database call before the agent.
+
+The copy this process last wrote is not checked first (the claim's conditional write checks it), the
+person's pause is read in the claim's call, and the run's end reads the thread list in its save's call.
+Nothing of that may cost a check: another worker's claim and a pause stored elsewhere still refuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import pytest
+
+import interrupt_chat as ic
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.store import policies, pools
+from interrupt_chat.store.threads_db import ThreadDB
+from interrupt_chat.tab.pausing import PAUSED_MESSAGE, person_of
+from tests.unit.agents import serve_in_thread
+from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.test_consistency import Tab, stored_texts
+
+BUSY_NOTICE = "Wait for the current answer, or stop it."
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.0)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+@pytest.fixture
+def calls(monkeypatch) -> list[str]:
+    """The database calls the chat makes (each one a trip to a database thread), by the function's name."""
+    seen: list[str] = []
+    real = pools.run
+
+    def counted(fn, *args, **kwargs):
+        seen.append(getattr(fn, "__name__", repr(fn)))
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(pools, "run", counted)
+    return seen
+
+
+@pytest.fixture
+def heads(monkeypatch) -> list[str]:
+    """The threads whose head was read, whichever call read it (``ThreadDB.head``: what a trusted copy skips)."""
+    seen: list[str] = []
+    real = ThreadDB.head
+    monkeypatch.setattr(ThreadDB, "head", lambda db, owner, thread_id: seen.append(thread_id)
+                        or real(db, owner, thread_id))
+    return seen
+
+
+async def _sent(agent, name: str) -> Tab:
+    """A tab of a new chat whose thread holds one answered message, saved by this process."""
+    url, store = agent
+    tab = await Tab(ic.Chat(url, name=name).state, store).load()
+    await tab.send("hello")
+    assert tab.chat.status == "idle" and len(tab.requests()) == 1
+    return tab
+
+
+@contextlib.contextmanager
+def _other_worker(database: ThreadDB) -> Iterator[ThreadDB]:
+    """Another worker's view of the same database: a ThreadDB of its own, that remembers nothing of this one's."""
+    other = ThreadDB(database.url)
+    try:
+        yield other
+    finally:
+        other.close()
+
+
+async def test_a_send_on_the_copy_this_worker_wrote_claims_at_once_and_its_end_lists_with_the_save(
+        agent, database, calls, heads):
+    tab = await _sent(agent, "send-path-trusted")
+    time.sleep(0.02)
+    del calls[:], heads[:]
+    await tab.send("again")
+    assert len(tab.requests()) == 2 and tab.chat.status == "idle"
+    assert heads == []  # no check before the claim: its conditional write is the check
+    assert calls[0] == "_claim"  # the pause read inside it, not a call of its own
+    assert "paused_since" not in calls and "threads" not in calls  # the end's list came with its save
+    assert "_save_extending" in calls
+    assert [row["id"] for row in tab.chat.threads] == [tab.chat.thread_id]
+    assert stored_texts(database, tab.chat._owner_key, tab.chat.thread_id) == ["hello", "again"]
+
+
+async def test_s10_another_workers_claim_makes_a_trusted_send_lose_and_nothing_is_sent(agent, database, heads):
+    tab = await _sent(agent, "send-path-other-claim")
+    owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
+    with _other_worker(database) as other:
+        stored = other.read(owner, thread_id)
+        assert stored is not None
+        other.save(owner, stored.session, revision=stored.revision, in_flight=True)  # its run's claim, just now
+    del heads[:]
+    await tab.send("again")
+    assert len(tab.requests()) == 1  # the other worker's run holds the thread: this send starts nothing
+    assert tab.chat.notice == BUSY_NOTICE and set(heads) == {thread_id}  # the refusal rests on a checked copy
+    assert [m.content for m in tab.session.transcript.messages if m.role == "user"] == ["hello"]
+    assert stored_texts(database, owner, thread_id) == ["hello"]
+
+
+async def test_a_pause_stored_elsewhere_refuses_the_claim_and_leaves_nothing_behind(agent, database, heads):
+    tab = await _sent(agent, "send-path-paused")
+    owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
+    assert policies.set_pause(database, person_of(owner), True)  # another worker's tab: this copy does not know
+    try:
+        del heads[:]
+        await tab.send("again")
+        assert len(tab.requests()) == 1 and heads == []  # refused by the claim's call: nothing reached the agent
+        assert tab.chat.paused and tab.chat.notice == PAUSED_MESSAGE and tab.chat.status == "idle"
+        assert [m.content for m in tab.session.transcript.messages if m.role == "user"] == ["hello"]
+        assert stored_texts(database, owner, thread_id) == ["hello"]
+        assert not database.head(owner, thread_id).in_flight
+    finally:
+        policies.set_pause(database, person_of(owner), False)
+    await tab.send("again")  # resumed elsewhere: the next send goes, and the banner goes away
+    assert len(tab.requests()) == 2 and not tab.chat.paused
+    assert stored_texts(database, owner, thread_id) == ["hello", "again"]
