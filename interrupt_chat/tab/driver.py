@@ -250,6 +250,8 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
     resuming = by_rule is not None and by_rule.events is not None
     notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with this thread
+    if summaries is None and not notice:  # (a set that asks: read after its notice, which the other tabs wait for)
+        summaries = await persistence.summaries(owner)
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         mine = chat._owner_key == owner  # the tab may serve another person now: nothing of this run shows
@@ -322,11 +324,12 @@ async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: st
 
     ``resuming``: the owner's rules answered the set, and its resume follows under this claim. ``asks``:
     the set waits for a person, the save goes first. Returns the notice if any, and the owner's
-    thread list, read in the save's call.
+    thread list, read in the save's call unless the set waits for a person (then nothing holds back
+    the notice to the other tabs: decision 0034).
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
     written = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks,
-                                      run=key, listing=True)
+                                      run=key, listing=not asks)
     _resync_wanted.discard(key)  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)

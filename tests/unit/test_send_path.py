@@ -122,3 +122,13 @@ async def test_a_pause_stored_elsewhere_refuses_the_claim_and_leaves_nothing_beh
     await tab.send("again")  # resumed elsewhere: the next send goes, and the banner goes away
     assert len(tab.requests()) == 2 and not tab.chat.paused
     assert stored_texts(database, owner, thread_id) == ["hello", "again"]
+
+
+async def test_a_turn_that_asks_a_person_lists_the_threads_after_its_saves_notice(agent, database, calls):
+    """The save of a set that waits for a person is followed by the notice the other tabs' cards wait for."""
+    tab = await _sent(agent, "send-path-asks")
+    del calls[:]
+    await tab.send("approval")
+    assert tab.ids() and tab.chat.status == "interrupted"
+    assert calls.index("_save_extending") < calls.index("threads")  # its own read, after the save's call
+    assert [row["id"] for row in tab.chat.threads] == [tab.chat.thread_id]
