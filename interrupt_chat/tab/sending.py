@@ -49,10 +49,10 @@ async def send(chat: ChatLike, text: str) -> None:
         claimed = await claims.claim(chat, attempt)  # claimed before anything leaves
         if claimed is None:
             return
-        session, events = claimed.session, claimed.value
+        session, events, owner = claimed.session, claimed.value, chat._owner_key
         await attaching.sent(chat, session.thread_id)
         await driver.publish(chat, session, full=True, starting=True)
-    await driver.drive(chat, chat.__class__, session, events)
+    await driver.drive(chat, chat.__class__, session, events, owner)  # (its owner read here: no lock to read it)
 
 
 async def _try_send(chat: ChatLike, text: str,
