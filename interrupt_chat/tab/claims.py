@@ -38,6 +38,7 @@ class Attempt(Generic[T]):
     branches: BranchWrite | None = None  # hidden versions stored and dropped in the same write
     undo: Callable[[], Awaitable[object]] | None = None  # on a loss, before the reload: e.g. close unstarted events
     unless_paused: bool = False  # the person's pause refuses the write (a new run): read with it (decision 0034)
+    deleted: Callable[[], Awaitable[object]] | None = None  # the thread was deleted meanwhile: the action ends here
 
 
 async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | None]],
@@ -51,7 +52,8 @@ async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | Non
     returned. Lost to another writer (or the thread was deleted): ``undo`` runs, the thread is
     reloaded (:func:`~interrupt_chat.tab.persistence.reload`) and ``attempt()`` runs again. An
     attempt that starts a run (``unless_paused``) is refused while the person is paused:
-    :data:`~interrupt_chat.tab.pausing.PAUSED_MESSAGE`, and nothing is written.
+    :data:`~interrupt_chat.tab.pausing.PAUSED_MESSAGE`, and nothing is written. One whose thread was
+    deleted meanwhile ends with its ``deleted`` (when it has one) instead of another try.
 
     Returns:
         The attempt whose write holds; None when ``attempt()`` stopped, or when every try lost (then
@@ -70,6 +72,9 @@ async def claim(chat: ChatLike, attempt: Callable[[], Awaitable[Attempt[T] | Non
             return step
         if step.undo is not None:
             await step.undo()
+        if written is persistence.Commit.DELETED and step.deleted is not None:
+            await step.deleted()
+            return None
         await persistence.reload(chat, step.session.thread_id)  # another tab moved it on: try again on theirs
         if written is persistence.Commit.PAUSED:  # (the copy as stored: without what the attempt added)
             chat.notice = pausing.PAUSED_MESSAGE

@@ -85,7 +85,8 @@ async def _try_send(chat: ChatLike, text: str,
         return None
     events = session.send(text, files=attaching.parts(chat))
     # (undo: never started); the stored pause refuses the claim (another tab or worker may have turned it on)
-    return claims.Attempt(session, events, in_flight=True, undo=events.aclose, unless_paused=True)
+    return claims.Attempt(session, events, in_flight=True, undo=events.aclose, unless_paused=True,
+                          deleted=lambda: _left(chat))  # (a copy taken on trust learns it at the claim)
 
 
 async def refreshed(chat: ChatLike, *, trust: bool = False) -> persistence.Fresh | None:
@@ -96,10 +97,16 @@ async def refreshed(chat: ChatLike, *, trust: bool = False) -> persistence.Fresh
     """
     fresh = await persistence.refresh(chat, chat.thread_id, trust=trust)
     if fresh.deleted:
-        chat.thread_id, chat.notice = "", DELETED_NOTICE
-        await driver.publish(chat, chat._session(), full=True)
+        await _left(chat)
         return None
     return fresh
+
+
+async def _left(chat: ChatLike) -> None:
+    """The shown thread was deleted in another tab or worker: its copy goes, the chat shows a new one, and says so."""
+    chat._sessions = {k: v for k, v in chat._sessions.items() if k != chat.thread_id}
+    chat.thread_id, chat.notice = "", DELETED_NOTICE
+    await driver.publish(chat, chat._session(), full=True)
 
 
 SAVE_WAIT = 1.0  # seconds a send waits for the end of this tab's own last run to be saved

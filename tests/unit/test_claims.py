@@ -81,6 +81,17 @@ async def test_a_runs_claim_that_holds_clears_the_pause_banner(monkeypatch, chat
     assert not chat.paused and chat.notice == ""
 
 
+async def test_an_attempt_told_of_a_deleted_thread_ends_there(monkeypatch, chat):
+    script, told = Script(monkeypatch, Commit.DELETED), []
+
+    async def deleted() -> None:
+        told.append(True)
+
+    session = AgentSession("http://127.0.0.1:9/")
+    assert await claims.claim(chat, script.attempt(session, deleted=deleted)) is None
+    assert told == [True] and script.tries == 1 and script.undone == 1 and script.reloads == []
+
+
 async def test_every_write_lost_gives_up_with_the_conflict_notice(monkeypatch, chat):
     script = Script(monkeypatch, *[Commit.LOST] * claims.CLAIM_ATTEMPTS)
     session = AgentSession("http://127.0.0.1:9/")

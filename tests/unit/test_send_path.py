@@ -18,6 +18,7 @@ from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import policies, pools
 from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab.pausing import PAUSED_MESSAGE, person_of
+from interrupt_chat.tab.sending import DELETED_NOTICE
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, stored_texts
@@ -132,3 +133,13 @@ async def test_a_turn_that_asks_a_person_lists_the_threads_after_its_saves_notic
     assert tab.ids() and tab.chat.status == "interrupted"
     assert calls.index("_save_extending") < calls.index("threads")  # its own read, after the save's call
     assert [row["id"] for row in tab.chat.threads] == [tab.chat.thread_id]
+
+
+async def test_a_trusted_send_to_a_thread_deleted_elsewhere_says_so_and_sends_nothing(agent, database):
+    tab = await _sent(agent, "send-path-deleted")
+    owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
+    with _other_worker(database) as other:
+        assert other.delete(owner, thread_id)  # another worker's tab deleted it: this copy does not know
+    await tab.send("again")
+    assert len(tab.requests(thread_id)) == 1 and tab.chat.notice == DELETED_NOTICE
+    assert tab.chat.thread_id != thread_id and database.read(owner, thread_id) is None
