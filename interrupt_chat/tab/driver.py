@@ -191,7 +191,8 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
     event), before that event is shown: what may follow the request goes then (docs/decisions/0028).
     """
     owner, key, origin = await _run_of(state, chat_cls, session, owner)
-    await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.workers.runs)
+    if runs.local(key) is not session:  # (a claim in flight registered it already: no second announce)
+        await runs.add(key, session)  # stoppable and alive from every worker (interrupt_chat.workers.runs)
     outbox = streaming.Outbox(session.thread_id)
 
     async def push(route: bool, text_only: bool = False) -> None:

@@ -19,6 +19,8 @@ from interrupt_chat.store import policies, pools
 from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab.pausing import PAUSED_MESSAGE, person_of
 from interrupt_chat.tab.sending import DELETED_NOTICE
+from interrupt_chat.workers import runs
+from tests.redis_server import MISSING, redis_server_binary, running_redis
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab, stored_texts
@@ -143,3 +145,23 @@ async def test_a_trusted_send_to_a_thread_deleted_elsewhere_says_so_and_sends_no
     await tab.send("again")
     assert len(tab.requests(thread_id)) == 1 and tab.chat.notice == DELETED_NOTICE
     assert tab.chat.thread_id != thread_id and database.read(owner, thread_id) is None
+
+
+async def test_a_sends_run_is_announced_once_with_its_claim(agent, database, monkeypatch):
+    """With Redis (several workers), the claim registers the run; the driver does not announce it again."""
+    if redis_server_binary() is None:
+        pytest.skip(MISSING)
+    with running_redis() as url:
+        registry = runs.Registry(redis_url=url)
+        monkeypatch.setattr(runs, "_registry", registry)
+        added: list[runs.Key] = []
+        real = registry.add
+
+        async def counted(key: runs.Key, run: runs.Run) -> None:
+            added.append(key)
+            await real(key, run)
+
+        monkeypatch.setattr(registry, "add", counted)
+        tab = await _sent(agent, "send-path-announced")
+        assert added == [(tab.chat._owner_key, tab.chat.thread_id)] and tab.chat.status == "idle"
+        assert runs.local(added[0]) is None  # released with the end's save
