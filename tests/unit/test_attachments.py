@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,10 @@ from PIL import Image
 
 import interrupt_chat as ic
 from interrupt_chat.agui import multimodal
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.model.files import Attachments, human_size, refusal, sniff, thumbnail
 from interrupt_chat.store import files as store
 from interrupt_chat.store.schema import messages_table
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 
@@ -89,13 +86,6 @@ def test_a_reference_is_resolved_for_the_run_and_the_thumbnail_stays_home():
 # -- the chat ------------------------------------------------------------------------------------------
 
 pytestmark = pytest.mark.loopback
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

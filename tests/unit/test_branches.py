@@ -7,15 +7,12 @@ demo agent, whose ``history`` scenario says what a run received.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 import interrupt_chat as ic
 from interrupt_chat.agui.branches import ROOT, BranchError, Branches, Fork, branch_off, switch, tail_text
-from interrupt_chat.demo.agent import DemoStore, create_app
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 # -- the core ------------------------------------------------------------------------------------------
@@ -97,13 +94,6 @@ def test_the_index_round_trips_and_a_malformed_one_is_refused():
 # -- the chat ------------------------------------------------------------------------------------------
 
 pytestmark = pytest.mark.loopback
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

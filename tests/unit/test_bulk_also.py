@@ -9,7 +9,6 @@ action answers its own ticked rows, and a chat with nothing ticked keeps no old 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,17 +17,8 @@ import interrupt_chat as ic
 from interrupt_chat.approvals import inbox
 from interrupt_chat.assembly.state import ChatState
 from interrupt_chat.components.inbox import approvals_inbox
-from interrupt_chat.demo.agent import DemoStore, create_app
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab, wait_for
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ the answer is lost for it: the audit entry, its wait (read at the claim) and the
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -14,11 +13,10 @@ from sqlalchemy import select, text
 import interrupt_chat as ic
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.schema import decisions_table as d
-from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab import answers
 from interrupt_chat.tab.answers import ANSWERED_ELSEWHERE
 from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, heads_fixture, other_worker, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 
@@ -77,16 +75,6 @@ async def test_s23_a_secret_answer_reaches_the_agent_and_no_entry_written_after_
 
 # -- decision 0032: the claim is the check -----------------------------------------------------------------
 
-@pytest.fixture
-def heads(monkeypatch) -> list[str]:
-    """The threads whose head was read (``ThreadDB.head``: the check a trusted copy skips)."""
-    seen: list[str] = []
-    real = ThreadDB.head
-    monkeypatch.setattr(ThreadDB, "head", lambda db, owner, thread_id: seen.append(thread_id)
-                        or real(db, owner, thread_id))
-    return seen
-
-
 async def _asking(agent, name: str) -> tuple[Tab, str]:
     """A tab of a new chat whose thread waits for one approval, and that approval's id."""
     url, store, _received = agent
@@ -94,16 +82,6 @@ async def _asking(agent, name: str) -> tuple[Tab, str]:
     await tab.send("approval")
     [interrupt_id] = tab.ids()
     return tab, interrupt_id
-
-
-@contextlib.contextmanager
-def _other_worker(database: ThreadDB) -> Iterator[ThreadDB]:
-    """Another worker's view of the same database: a ThreadDB of its own, that remembers nothing of this one's."""
-    other = ThreadDB(database.url)
-    try:
-        yield other
-    finally:
-        other.close()
 
 
 async def test_an_answer_on_the_copy_this_worker_wrote_makes_no_head_read(agent, database, heads):
@@ -126,7 +104,7 @@ async def test_s10_another_workers_claim_makes_the_trusted_copy_lose_and_nothing
     received = agent[2]
     tab, interrupt_id = await _asking(agent, "click-path-other-claim")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
-    with _other_worker(database) as other:
+    with other_worker(database) as other:
         stored = other.read(owner, thread_id)
         assert stored is not None and stored.session.tracker.pending is not None
         other.save(owner, stored.session, revision=stored.revision, in_flight=True)  # its resume's claim
@@ -145,7 +123,7 @@ async def test_a_refusal_on_a_trusted_copy_is_checked_and_the_answer_is_claimed(
     """
     tab, interrupt_id = await _asking(agent, "click-path-recheck")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
-    with _other_worker(database) as other:
+    with other_worker(database) as other:
         waiting = other.read(owner, thread_id)
         assert waiting is not None and waiting.session.tracker.pending is not None
         run_id = waiting.session.tracker.pending.run_id

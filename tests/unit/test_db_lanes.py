@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import pools
 from interrupt_chat.store.pools import _Lane
 from interrupt_chat.tab import persistence
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 
@@ -88,13 +85,6 @@ async def test_a_call_a_person_waits_on_by_name_goes_before_every_waiting_one():
         await asyncio.gather(running, *saves, claim, mine, theirs, later)
     assert order == ["running", "my end", "my next", "claim", "save-1", "save-2", "their end"]
     assert not pools._queued and not pools._hurried  # nothing of a finished wait stays
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 async def test_a_person_s_claims_and_a_surfacing_set_go_first_a_run_s_other_saves_do_not(agent, database):

@@ -3,7 +3,6 @@ the out-of-date page check, and the inbox drawing a set with the chat's own slot
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,12 +11,10 @@ from reflex.utils.format import to_snake_case
 
 import interrupt_chat as ic
 from interrupt_chat.assembly.registry import legacy_class_name
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.schema import decisions_table, messages_table, threads_table
 from interrupt_chat.tab import adoption
 from interrupt_chat.tab.page_check import PageCheck
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import OWNER, Tab
 
 pytestmark = pytest.mark.loopback
@@ -40,13 +37,6 @@ class DeclLookup(ic.InterruptState):
 def approval_slot(slot: ic.SlotProps) -> rx.Component:
     return rx.hstack(rx.text(slot.interrupt["message"]),
                      rx.button("Yes", on_click=slot.resolve({"approved": True}), custom_attrs={"data-testid": "yes"}))
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 

@@ -5,26 +5,16 @@ the decisions, with answers masked as stored (S23)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from ag_ui.core import AssistantMessage, UserMessage
 
 import interrupt_chat as ic
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.tab import threads
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 async def _thread(agent) -> Tab:

@@ -4,16 +4,13 @@ owner's other tabs, exported, and handed to ``Chat(on_feedback=fn)`` (sync or as
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import feedback as store
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
@@ -23,13 +20,6 @@ GIVEN: list[dict[str, Any]] = []
 
 async def _told(feedback: dict[str, Any]) -> None:  # the app's function: async here
     GIVEN.append(feedback)
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 
 import pytest
 import reflex as rx
@@ -16,19 +15,11 @@ import reflex as rx
 import interrupt_chat as ic
 from interrupt_chat.approvals import decide, headless, links, notifier
 from interrupt_chat.approvals.decide import DecideState
-from interrupt_chat.demo.agent import DemoStore, create_app
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from interrupt_chat.demo.agent import DemoStore
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab, resumes
 
 pytestmark = pytest.mark.loopback
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 

@@ -21,11 +21,10 @@ from starlette.routing import Route
 
 import interrupt_chat as ic
 from interrupt_chat.approvals import links, notifier
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import outbox
 from interrupt_chat.store.threads_db import ThreadDB
 from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
@@ -58,13 +57,6 @@ class Receiver:
     def events(self) -> list[dict[str, Any]]:
         with self.lock:
             return [json.loads(b) for b in self.bodies]
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ Tabs are states of the real chat against the scripted demo agent (loopback HTTP)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,14 +14,12 @@ import pytest
 
 import interrupt_chat as ic
 from interrupt_chat.approvals import pause, rule_answers, rule_editor
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.model.cards import shown_hash
 from interrupt_chat.model.policies import Rule
 from interrupt_chat.store import audit as store_audit
 from interrupt_chat.store import policies as store
 from interrupt_chat.tab import answers, routing
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab, wait_for
 
 POLICY = """\
@@ -40,13 +37,6 @@ POLICY = """\
   effect: deny
   mode: shadow
 """
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

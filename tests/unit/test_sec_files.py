@@ -30,14 +30,13 @@ from starlette.routing import Route
 
 import interrupt_chat as ic
 from interrupt_chat.agui import AgentSession, multimodal
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.model.files import MAX_IMAGE_PIXELS, Attachments, StoredFile, refusal, thumbnail
 from interrupt_chat.model.views import attachment_rows
 from interrupt_chat.store import files as store
 from interrupt_chat.store.schema import files_table
 from interrupt_chat.tab import attaching
 from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 MB = 1024 * 1024
@@ -60,13 +59,6 @@ def rss() -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
     raise AssertionError("no VmRSS")
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

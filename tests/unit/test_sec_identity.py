@@ -21,7 +21,7 @@ import interrupt_chat as ic
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.tab import identity, persistence
 from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.loopback
 
@@ -128,13 +128,6 @@ async def test_a_forged_an_old_or_a_foreign_cookie_is_replaced_and_a_day_old_one
     scope, [rotated] = await admitted(handshake(cookie=f"{identity.COOKIE}={day_old}"))
     assert scope[identity._SCOPE_KEY] == person and cookie_value(rotated) != day_old
     assert identity.verify(SECRET, cookie_value(rotated))[0] == person
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 class Who:

@@ -9,7 +9,6 @@ thread database (as in ``test_consistency.py``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,21 +19,13 @@ from interrupt_chat.approvals import inbox as inbox_module
 from interrupt_chat.approvals.bulk import item_key
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
-from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore
 from interrupt_chat.store.threads_db import ThreadDB
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.loopback
 
 OWNER = "owner-sec-inbox"
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

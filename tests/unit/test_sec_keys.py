@@ -27,10 +27,9 @@ from starlette.routing import Route
 
 import interrupt_chat as ic
 from interrupt_chat.approvals import links, notifier
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.tab import threads
 from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
@@ -64,13 +63,6 @@ class Receiver:
     def raw(self) -> str:
         with self.lock:
             return b"".join(self.bodies).decode()
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture

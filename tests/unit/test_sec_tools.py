@@ -9,7 +9,6 @@ whose store records every request it got: that is how "nothing was sent" is chec
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
@@ -17,10 +16,9 @@ import pytest
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
-from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore
 from interrupt_chat.tab.tools import FrontendToolState, answered_on_server, attach
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
@@ -44,13 +42,6 @@ class PersonSteps(FrontendToolState):
 
     tool_name: ClassVar[str] = "generate_task_steps"
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"steps": {"type": "array"}}}
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")

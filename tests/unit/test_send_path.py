@@ -7,32 +7,26 @@ Nothing of that may cost a check: another worker's claim and a pause stored else
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 
 import pytest
 
 import interrupt_chat as ic
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store import policies, pools
-from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab.pausing import PAUSED_MESSAGE, person_of
 from interrupt_chat.tab.sending import DELETED_NOTICE
 from interrupt_chat.workers import runs
 from tests.redis_server import MISSING, redis_server_binary, running_redis
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import (  # noqa: F401 - fixtures
+    database_fixture,
+    demo_agent_fixture,
+    heads_fixture,
+    other_worker,
+    page_fixture,
+)
 from tests.unit.test_consistency import Tab, stored_texts
 
 BUSY_NOTICE = "Wait for the current answer, or stop it."
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture
@@ -49,16 +43,6 @@ def calls(monkeypatch) -> list[str]:
     return seen
 
 
-@pytest.fixture
-def heads(monkeypatch) -> list[str]:
-    """The threads whose head was read, whichever call read it (``ThreadDB.head``: what a trusted copy skips)."""
-    seen: list[str] = []
-    real = ThreadDB.head
-    monkeypatch.setattr(ThreadDB, "head", lambda db, owner, thread_id: seen.append(thread_id)
-                        or real(db, owner, thread_id))
-    return seen
-
-
 async def _sent(agent, name: str) -> Tab:
     """A tab of a new chat whose thread holds one answered message, saved by this process."""
     url, store = agent
@@ -66,16 +50,6 @@ async def _sent(agent, name: str) -> Tab:
     await tab.send("hello")
     assert tab.chat.status == "idle" and len(tab.requests()) == 1
     return tab
-
-
-@contextlib.contextmanager
-def _other_worker(database: ThreadDB) -> Iterator[ThreadDB]:
-    """Another worker's view of the same database: a ThreadDB of its own, that remembers nothing of this one's."""
-    other = ThreadDB(database.url)
-    try:
-        yield other
-    finally:
-        other.close()
 
 
 async def test_a_send_on_the_copy_this_worker_wrote_claims_at_once_and_its_end_lists_with_the_save(
@@ -96,7 +70,7 @@ async def test_a_send_on_the_copy_this_worker_wrote_claims_at_once_and_its_end_l
 async def test_s10_another_workers_claim_makes_a_trusted_send_lose_and_nothing_is_sent(agent, database, heads):
     tab = await _sent(agent, "send-path-other-claim")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
-    with _other_worker(database) as other:
+    with other_worker(database) as other:
         stored = other.read(owner, thread_id)
         assert stored is not None
         other.save(owner, stored.session, revision=stored.revision, in_flight=True)  # its run's claim, just now
@@ -140,7 +114,7 @@ async def test_a_turn_that_asks_a_person_lists_the_threads_after_its_saves_notic
 async def test_a_trusted_send_to_a_thread_deleted_elsewhere_says_so_and_sends_nothing(agent, database):
     tab = await _sent(agent, "send-path-deleted")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
-    with _other_worker(database) as other:
+    with other_worker(database) as other:
         assert other.delete(owner, thread_id)  # another worker's tab deleted it: this copy does not know
     await tab.send("again")
     assert len(tab.requests(thread_id)) == 1 and tab.chat.notice == DELETED_NOTICE

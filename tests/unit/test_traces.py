@@ -17,23 +17,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from interrupt_chat.agui import AgentSession
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.demo.agent.interrupts import DELETE_ARGS
 from interrupt_chat.workers import traces
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 pytestmark = pytest.mark.loopback
 
 BROWSER = "Xb3kQ9_zR2mT5vW8yA1cDe"  # the tab's browser identity (22 URL-safe characters)
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
 
 
 @pytest.fixture(scope="module")
