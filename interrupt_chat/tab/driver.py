@@ -251,7 +251,7 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
     resuming = by_rule is not None and by_rule.events is not None
     notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with this thread
-    if summaries is None and not notice:  # (a set that asks: read after its notice, which the other tabs wait for)
+    if asks and not notice:  # (its save listed nothing: the notice the other tabs wait for went first)
         summaries = await persistence.summaries(owner)
     async with state:
         chat = await routing.chat_of(state, chat_cls)

@@ -40,11 +40,12 @@ async def send(chat: ChatLike, text: str) -> None:
         await driver.ready(chat, chat.__class__)
         if chat.signed_out:  # nobody (logged out, another origin): nothing goes to the agent
             return
-        first = [True]  # the first try acts on a copy this process knows current (decision 0034); a retry reads
+        tries = 0
 
         async def attempt() -> claims.Attempt[AsyncGenerator[BaseEvent, None]] | None:
-            trust, first[0] = first[0], False
-            return await _try_send(chat, text, trust)
+            nonlocal tries
+            tries += 1  # the first try acts on a copy this process knows current (decision 0034); a retry reads
+            return await _try_send(chat, text, trust=tries == 1)
 
         claimed = await claims.claim(chat, attempt)  # claimed before anything leaves
         if claimed is None:

@@ -82,7 +82,22 @@ async def test_s10_another_workers_claim_makes_a_trusted_send_lose_and_nothing_i
     assert stored_texts(database, owner, thread_id) == ["hello"]
 
 
+async def test_s21_a_trusted_copy_with_a_set_waiting_refuses_the_send_on_a_checked_copy(agent, database, heads):
+    """S21: the composer sends nothing while the agent waits; a refusal on a copy taken on trust is checked first."""
+    url, store = agent
+    tab = await Tab(ic.Chat(url, name="send-path-s21").state, store).load()
+    await tab.send("approval")
+    assert tab.ids() and tab.chat.status == "interrupted"
+    sent = len(tab.requests())
+    del heads[:]
+    await tab.send("hello")
+    assert len(tab.requests()) == sent and tab.chat.notice == "Answer or cancel the agent's request first."
+    assert heads == [tab.chat.thread_id]  # read once: the refusal rests on the stored thread, not on trust
+    assert [m.content for m in tab.session.transcript.messages if m.role == "user"] == ["approval"]
+
+
 async def test_a_pause_stored_elsewhere_refuses_the_claim_and_leaves_nothing_behind(agent, database, heads):
+    """Contracts §6.4: while the pause is on, a new message is refused, with ``pause-banner`` shown."""
     tab = await _sent(agent, "send-path-paused")
     owner, thread_id = tab.chat._owner_key, tab.chat.thread_id
     assert policies.set_pause(database, person_of(owner), True)  # another worker's tab: this copy does not know
