@@ -788,6 +788,10 @@ def _install():
     import interrupt_chat.tab.driver as driver
     import interrupt_chat.tab.persistence as persistence
     import interrupt_chat.tab.routing as routing
+    try:  # the after-lock saves have a module of their own (tab.saving); a baseline may predate it
+        import interrupt_chat.tab.saving as saving
+    except ImportError:
+        saving = persistence
     import interrupt_chat.tab.trail as trail
     import interrupt_chat.workers.runs as runs
     import interrupt_chat.workers.sync as sync
@@ -797,9 +801,9 @@ def _install():
 
     for module, name in ((driver, "ready"), (answers, "record"), (persistence, "refresh"), (claims, "claim"),
                          (answers, "decide"), (driver, "publish"), (routing, "route"), (answers, "conclude"),
-                         (persistence, "write"), (trail, "decision_rows"), (routing, "chat_of"), (driver, "drive"),
+                         (saving, "write"), (trail, "decision_rows"), (routing, "chat_of"), (driver, "drive"),
                          (runs, "add"), (runs, "remove"), (driver, "_surface"), (driver, "_save_end"),
-                         (driver, "_emit"), (sync, "deliver"), (persistence, "summaries"),
+                         (driver, "_emit"), (sync, "deliver"), (saving, "summaries"),
                          (persistence, "owner_of"), (persistence, "load_thread"), (follow, "follow_rest")):
         setattr(module, name, _wrap(getattr(module, name), name))
     # the follower: a task of its own started by sync.deliver, in a copy of the run's context (its marks too)

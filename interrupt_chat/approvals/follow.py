@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..model.views import MessageRow, ToolCallRow
-from ..tab import driver, live, persistence, routing, trail
+from ..tab import driver, live, persistence, routing, saving, trail
 from ..workers import sync
 from . import rule_answers
 from .inbox import fill
@@ -55,7 +55,7 @@ async def follow_rest(chat: ChatLike, notice: Notice) -> None:
     """After the thread was pushed (inside the lock again): the audit trail, the thread list, the inbox."""
     if notice.thread_id == chat.thread_id:
         await trail.show_trail(chat)
-    summaries = await persistence.summaries(chat._owner_key)
+    summaries = await saving.summaries(chat._owner_key)
     if summaries is not None and not chat.thread_query:
         chat._summaries = summaries
         driver.list_threads(chat)

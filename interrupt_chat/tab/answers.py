@@ -23,7 +23,7 @@ from ..model.cards import shown_hash, steps_answer
 from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
 from ..model.requests import about
 from ..workers.proxy_reads import tab_token
-from . import claims, driver, hooks, persistence, routing, trail
+from . import claims, driver, hooks, persistence, routing, saving, trail
 from .audits import Audit, expired_audits, waited_ms
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ async def conclude(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
 
 async def _written(state: StateLike, chat_cls: type[ChatLike], outcome: Outcome) -> None:
     """Write the audit entries (the thread was written in the lock), tell the other tabs, show the trail."""
-    notice = (await persistence.write(outcome.owner, None, outcome.audits, origin=tab_token(state))).notice
+    notice = (await saving.write(outcome.owner, None, outcome.audits, origin=tab_token(state))).notice
     if notice or outcome.audits:
         async with state:
             chat = await routing.chat_of(state, chat_cls)

@@ -1,4 +1,4 @@
-"""A decision captured for the audit trail inside the lock, and written after it (``persistence.write``)."""
+"""A decision captured for the audit trail inside the lock, and written after it (``saving.write``)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from ..store import pools
 from ..workers import load, presence, runs, sync, traces
 from ..workers.load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
 from ..workers.proxy_reads import behind, tab_token
-from . import answers, hooks, live, paging, pausing, persistence, routing, streaming, trail
+from . import answers, hooks, live, paging, pausing, persistence, routing, saving, streaming, trail
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, StateLike
@@ -252,7 +252,7 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     resuming = by_rule is not None and by_rule.events is not None
     notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with this thread
     if asks and not notice:  # (its save listed nothing: the notice the other tabs wait for went first)
-        summaries = await persistence.summaries(owner)
+        summaries = await saving.summaries(owner)
     async with state:
         chat = await routing.chat_of(state, chat_cls)
         mine = chat._owner_key == owner  # the tab may serve another person now: nothing of this run shows
@@ -320,7 +320,7 @@ async def _surface(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
 
 
 async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: str, resuming: bool = False,
-                    asks: bool = False) -> persistence.Written:
+                    asks: bool = False) -> saving.Written:
     """After the lock: save the run's end, release the run, tell the person what now waits.
 
     ``resuming``: the owner's rules answered the set, and its resume follows under this claim. ``asks``:
@@ -329,7 +329,7 @@ async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: st
     the notice to the other tabs: decision 0034).
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
-    written = await persistence.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks,
+    written = await saving.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks,
                                       run=key, listing=not asks)
     _resync_wanted.discard(key)  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver

@@ -9,7 +9,6 @@ breaks the chat: it keeps working in memory.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import inspect
 import json
@@ -20,7 +19,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import reflex as rx
 
@@ -36,13 +35,11 @@ from ..store.threads_db import (
     ThreadDB,
     ThreadDBError,
     ThreadDeleted,
-    ThreadSummary,
     default_db_url,
 )
-from ..workers import runs, sync, traces
+from ..workers import runs, sync
 from ..workers.proxy_reads import tab_token
-from . import hooks, identity
-from .audits import ACTOR, Audit
+from . import identity
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -54,12 +51,12 @@ __all__ = [
     "UNAVAILABLE_NOTICE",
     "Commit",
     "Fresh",
-    "Written",
     "carry_answers",
     "check_soon",
     "commit",
     "database",
     "db_call",
+    "db_read",
     "driven",
     "end_orphaned",
     "forget",
@@ -71,9 +68,8 @@ __all__ = [
     "run_key",
     "save",
     "set_identity",
-    "summaries",
+    "together",
     "unavailable",
-    "write",
 ]
 
 T = TypeVar("T")
@@ -402,7 +398,7 @@ async def _end_saved(chat: ChatLike, thread_id: str) -> None:
     key = run_key(chat, thread_id)
     run = runs.local(key)
     if run is not None and not run.running:
-        with pools.hurry(key):  # a person waits on it: it goes before every other waiting call (write())
+        with pools.hurry(key):  # a person waits on it: it goes before every other waiting call (saving.write)
             await runs.ended(key, END_SAVE_WAIT_SECONDS)
 
 
@@ -455,7 +451,7 @@ class Commit(enum.Enum):
     PAUSED = "paused"  # ``unless_paused``'s person paused their agents: nothing was written
 
 
-def _together(db: ThreadDB) -> AbstractContextManager[None]:
+def together(db: ThreadDB) -> AbstractContextManager[None]:
     """Thread saves that may share a transaction with others waiting beside them (SQLite, decision 0030)."""
     return pools.together(db.batch if db.batches else None)
 
@@ -479,7 +475,7 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
         return Commit.LOCAL
     try:
         # the claim: ahead of the saves other chats' runs queued (decision 0029), with other claims (0030)
-        with pools.first(), _together(db):
+        with pools.first(), together(db):
             if not await db_call(_claim, db, chat._owner_key, session, in_flight, branches, unless_paused):
                 return Commit.PAUSED
     except ThreadConflict as exc:
@@ -495,55 +491,6 @@ async def commit(chat: ChatLike, session: AgentSession, *, in_flight: bool = Fal
     return Commit.WON
 
 
-class Written(NamedTuple):
-    """What :func:`write` came to."""
-
-    notice: str = ""  # "" on success, else the notice to show (the error itself is logged)
-    summaries: list[ThreadSummary] | None = None  # ``listing``: the owner's thread list, read after the save
-
-
-async def write(owner: str, session: AgentSession | None, audits: list[Audit] | None = None, *,
-                in_flight: bool = False, origin: str = "", urgent: bool = False, run: runs.Key | None = None,
-                listing: bool = False) -> Written:
-    """Save a thread and record decisions, after the state lock, off the event loop.
-
-    The save is conditional on the revision the copy holds (its run's claim). When another
-    writer moved the thread meanwhile (an orphan check on another worker), the copy is written
-    over it only if it extends what is stored (no turn of theirs is lost); a deleted thread stays
-    deleted. ``urgent``: the save goes ahead of the waiting ones (a set a person must answer surfaced).
-    ``run``: the key of the run whose end this saves; a send waiting for that save hurries it (:func:`_end_saved`).
-    ``listing``: the owner's thread list is read in the save's call (on SQLite, in its transaction:
-    decision 0034), and returned.
-    """
-    db = database()
-    if db is None or not owner:
-        return Written()
-    summaries = None
-    try:
-        for audit in audits or []:
-            await db_call(db.record_decision, owner, audit.thread_id, audit.run_id, audit.interrupt_id,
-                          audit.reason, audit.action, audit.payload, audit.schema, audit.by, audit.detail,
-                          tool=audit.about.get("tool", ""), decider=ACTOR.get(), waited_ms=audit.waited_ms)
-            traces.decided(audit.thread_id, audit.run_id, audit.interrupt_id, audit.action, audit.by)
-        if session is not None and (session.transcript.messages or session.revision):
-            # a set surfacing: ahead of other saves; a send waiting for this save: ahead of all (_end_saved)
-            with pools.first(urgent), pools.hurriable(run), _together(db):
-                summaries = await db_call(_save_extending, db, owner, session, in_flight, listing)
-        thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
-        # the other tabs show it (origin: the tab that did it); the revision saves them a read
-        await sync.changed(owner, thread_id, origin, session.revision if session is not None else 0)
-        if audits:
-            await hooks.beyond.decided(owner, audits)  # notifications (the approvals beyond the tab)
-    except ThreadDeleted:
-        log.info("thread %.80s was deleted while it ran: its end is not saved", session.thread_id if session else "")
-    except ThreadConflict as exc:
-        log.warning("thread database: %s; this copy was not saved", exc)
-        return Written(CONFLICT_NOTICE)
-    except ThreadDBError:  # logged once per outage (db_call)
-        return Written(UNAVAILABLE_NOTICE)
-    return Written("", summaries)
-
-
 def _claim(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool, branches: BranchWrite | None,
            unless_paused: str) -> bool:
     """The conditional save of a claim; False, with nothing written, when ``unless_paused`` (a person) is paused."""
@@ -553,45 +500,6 @@ def _claim(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool, bra
     return True
 
 
-def _save_extending(db: ThreadDB, owner: str, session: AgentSession, in_flight: bool,
-                    listing: bool = False) -> list[ThreadSummary] | None:
-    """Save conditionally; on a conflict, over the stored copy only if ours extends its messages.
-
-    ``listing``: then the owner's thread list (None if that read fails: the save holds all the same).
-    """
-    for _ in range(3):
-        try:
-            db.save(owner, session, revision=session.revision, in_flight=in_flight)
-            if not listing:
-                return None
-            with contextlib.suppress(ThreadDBError):
-                return db.threads(owner)
-            return None
-        except ThreadDeleted:
-            raise
-        except ThreadConflict:
-            stored = db.read(owner, session.thread_id)
-            if stored is None:
-                raise
-            theirs = [m.id for m in stored.session.transcript.messages]
-            ours = [m.id for m in session.transcript.messages]
-            if ours[:len(theirs)] != theirs:
-                raise
-            session.revision = stored.revision
-    raise ThreadConflict(f"thread {session.thread_id:.80} kept changing")
-
-
 def unavailable(chat: ChatLike, exc: ThreadDBError) -> None:
     """Show the one notice of a database failure (inside the lock; ``db_call`` logs it once per outage)."""
     chat.notice = UNAVAILABLE_NOTICE
-
-
-async def summaries(owner: str) -> list[ThreadSummary] | None:
-    """The owner's thread list from the database (after the lock); None without one, or when it fails."""
-    db = database()
-    if db is None or not owner:
-        return None
-    try:
-        return await db_read(db.threads, owner)
-    except ThreadDBError:  # logged once per outage (db_call)
-        return None

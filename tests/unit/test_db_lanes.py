@@ -72,7 +72,7 @@ async def test_a_call_a_person_waits_on_by_name_goes_before_every_waiting_one():
     saves = [asyncio.ensure_future(pools.run(order.append, n, write=True)) for n in ("save-1", "save-2")]
     with pools.first():
         claim = asyncio.ensure_future(pools.run(order.append, "claim", write=True))
-    with pools.hurriable(key):  # e.g. the end save of this person's last run (persistence.write)
+    with pools.hurriable(key):  # e.g. the end save of this person's last run (saving.write)
         mine = asyncio.ensure_future(pools.run(order.append, "my end", write=True))
     with pools.hurriable(("someone else", "t1")):
         theirs = asyncio.ensure_future(pools.run(order.append, "their end", write=True))
