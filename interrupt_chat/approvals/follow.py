@@ -3,15 +3,24 @@
 The shown thread is read again from the database (a running turn's rows come with the notice:
 they are in no database until the turn ends); the thread list, the audit trail and, when the tab
 showed it, the inbox are read again too. A thread this tab drives itself is left alone.
+
+The thread is drawn first. What goes with it (the rest: the trail and ratings, the thread list,
+the inbox) follows as a notice of its own behind those waiting for the tab, so a running turn's
+rows are not held back by it; its reads are made before the tab's lock, at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..model.views import MessageRow, ToolCallRow
-from ..tab import driver, live, persistence, routing, saving, trail
+from ..store.threads_db import ThreadDBError
+from ..tab import driver, feedback, live, persistence, routing, saving, trail
 from ..workers import sync
 from . import rule_answers
 from .inbox import fill
@@ -19,9 +28,12 @@ from .people.core import PEOPLE_NOTICE
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
+    from ..store.feedback import Feedback
+    from ..store.threads_db import ThreadSummary
+    from ..store.types import DecisionRecord
     from ..workers.sync import Notice, Watch
 
-__all__ = ["follow", "follow_rest", "follow_tab"]
+__all__ = ["Rest", "follow", "follow_rest", "follow_tab", "read_rest"]
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +63,51 @@ async def follow(chat: ChatLike, notice: Notice) -> tuple[routing.HandlerCall | 
     return None, True
 
 
-async def follow_rest(chat: ChatLike, notice: Notice) -> None:
-    """After the thread was pushed (inside the lock again): the audit trail, the thread list, the inbox."""
+@dataclass
+class Rest:
+    """What goes with a changed thread, read before the tab's lock (:func:`read_rest`)."""
+
+    thread_id: str = ""  # the thread whose trail and ratings were read ("": none was)
+    records: list[DecisionRecord] | None = None
+    ratings: list[Feedback] | None = None
+    summaries: list[ThreadSummary] | None = None
+    failed: ThreadDBError | None = None  # the trail's or the ratings' read failed
+
+
+async def read_rest(notice: Notice, seen: Watch) -> Rest:
+    """The rest of a change, read at once, without the lock: the owner's list; a shown thread's trail and ratings.
+
+    Which thread the tab shows is what it last told live sync (``seen``): if it moved since, the
+    lock's side reads its trail (:func:`follow_rest`).
+    """
+    thread_id = notice.thread_id if seen.thread_id == notice.thread_id else ""
+    got = await asyncio.gather(trail.records_of(notice.owner, thread_id), feedback.of_thread(notice.owner, thread_id),
+                               saving.summaries(notice.owner), return_exceptions=True)
+    records, ratings, summaries = got
+    for result in got:
+        if isinstance(result, BaseException) and not isinstance(result, ThreadDBError):
+            raise result
+    failed = records if isinstance(records, ThreadDBError) else ratings if isinstance(ratings, ThreadDBError) else None
+    return Rest(thread_id, None if isinstance(records, BaseException) else records,
+                None if isinstance(ratings, BaseException) else ratings,
+                None if isinstance(summaries, BaseException) else summaries, failed)
+
+
+async def follow_rest(chat: ChatLike, notice: Notice, read: Rest | None = None) -> None:
+    """After the thread was pushed (inside the lock again): the audit trail, the thread list, the inbox.
+
+    ``read``: what :func:`read_rest` found before the lock (else it is read here).
+    """
     if notice.thread_id == chat.thread_id:
-        await trail.show_trail(chat)
-    summaries = await saving.summaries(chat._owner_key)
+        if read is None or read.thread_id != chat.thread_id:
+            await trail.show_trail(chat)
+        elif read.failed is not None:
+            persistence.unavailable(chat, read.failed)
+        else:
+            chat.decisions = trail.rows_of(chat, read.records or [])
+            if read.ratings is not None:
+                feedback.apply(chat, read.ratings)
+    summaries = read.summaries if read is not None else await saving.summaries(chat._owner_key)
     if summaries is not None and not chat.thread_query:
         chat._summaries = summaries
         driver.list_threads(chat)
@@ -99,25 +151,55 @@ def _row(raw: dict[str, Any]) -> MessageRow:
 
 
 async def follow_tab(token: str, seen: Watch, notice: Notice) -> None:
-    """Live sync's follower: bring the tab ``token`` up to date with ``notice`` (its lock taken here)."""
+    """Live sync's follower: bring the tab ``token`` up to date with ``notice`` (its lock taken here).
+
+    A change is followed in two steps: the thread (a new card drawn at once), then the rest, as a
+    notice of its own (``trail``) that waits behind the notices already waiting for this tab.
+    """
     try:
+        if notice.trail:
+            read = await read_rest(notice, seen)
+            async with sync.modify(token, seen.state) as chat:
+                if await _followed(chat, token, seen, notice):
+                    await follow_rest(chat, notice, read)
+            return
         async with sync.modify(token, seen.state) as chat:
-            if chat is not None and not hasattr(chat, "_owner_key"):  # another page of the thread (/decide)
-                if notice.thread_id == seen.thread_id and notice.rows is None:
-                    await chat.follow_notice()
-                return
-            if chat is None or chat._owner_key != notice.owner or await persistence.owner_of(chat) != notice.owner:
-                sync.forget(notice.owner, token)  # (a log-out in the app, with no event since, is seen here too)
+            if not await _followed(chat, token, seen, notice):
                 return
             call, rest = await follow(chat, notice)
         if rest:  # the thread is on screen: now what goes with it
-            async with sync.modify(token, seen.state) as chat:
-                if chat is not None and chat._owner_key == notice.owner:
-                    await follow_rest(chat, notice)
+            sync.follow_later(token, seen, dataclasses.replace(notice, rows=None, step="", revision=0, trail=True))
         if call is not None:  # S17: a set new to this tab owes its configuration's handler, outside the lock
-            await _handle(token, seen.state, call)
+            _spawn(_handle(token, seen.state, call))  # (the tab's next notices do not wait for it)
     except Exception:  # a tab that cannot follow stays as it is (it refreshes before acting anyway)
         log.exception("sync: could not bring a tab up to date")
+
+
+async def _followed(chat: Any, token: str, seen: Watch, notice: Notice) -> bool:
+    """Whether this tab (inside its lock) follows the notice here: it is a chat of the notice's owner."""
+    if chat is not None and not hasattr(chat, "_owner_key"):  # another page of the thread (/decide)
+        if notice.thread_id == seen.thread_id and notice.rows is None:
+            await chat.follow_notice()
+        return False
+    if chat is None or chat._owner_key != notice.owner or await persistence.owner_of(chat) != notice.owner:
+        sync.forget(notice.owner, token)  # (a log-out in the app, with no event since, is seen here too)
+        return False
+    return True
+
+
+_handlers: set[asyncio.Task[None]] = set()
+
+
+def _spawn(call: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.ensure_future(call)
+    _handlers.add(task)
+    task.add_done_callback(_ended)
+
+
+def _ended(task: asyncio.Task[None]) -> None:
+    _handlers.discard(task)
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("sync: a handler of a set new to a tab failed", exc_info=exc)
 
 
 async def _handle(token: str, state_name: str, call: Any) -> None:

@@ -25,22 +25,36 @@ from . import driver, persistence, server_secret
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike, StateLike
+    from ..store.feedback import Feedback
 
-__all__ = ["FeedbackHandlers", "rate", "show"]
+__all__ = ["FeedbackHandlers", "apply", "of_thread", "rate", "show"]
 
 log = logging.getLogger(__name__)
 
 
 async def show(chat: ChatLike) -> None:
     """Inside the lock: the shown thread's ratings and comments (the database's, else what this tab holds)."""
-    db = persistence.database()
-    if db is None or not chat._owner_key or not chat.thread_id:
+    if persistence.database() is None or not chat._owner_key or not chat.thread_id:
         return
     try:
-        found = await persistence.db_read(store.of_thread, db, chat._owner_key, chat.thread_id)
+        found = await of_thread(chat._owner_key, chat.thread_id)
     except ThreadDBError as exc:
         persistence.unavailable(chat, exc)
         return
+    if found is not None:
+        apply(chat, found)
+
+
+async def of_thread(owner: str, thread_id: str) -> list[Feedback] | None:
+    """A thread's stored ratings (no lock needed); None without a database. Raises ThreadDBError."""
+    db = persistence.database()
+    if db is None or not owner or not thread_id:
+        return None
+    return await persistence.db_read(store.of_thread, db, owner, thread_id)
+
+
+def apply(chat: ChatLike, found: list[Feedback]) -> None:
+    """The shown thread's ratings and comments (:func:`of_thread`) in the tab (inside the lock)."""
     ratings = {f.message_id: f.rating for f in found}
     comments = {f.message_id: f.comment for f in found if f.comment}
     if chat.feedback != ratings:

@@ -65,7 +65,8 @@ async def write(owner: str, session: AgentSession | None, audits: list[Audit] | 
                 summaries = await persistence.db_call(_save_extending, db, owner, session, in_flight, listing)
         thread_id = session.thread_id if session is not None else audits[0].thread_id if audits else ""
         # the other tabs show it (origin: the tab that did it); the revision saves them a read
-        await sync.changed(owner, thread_id, origin, session.revision if session is not None else 0)
+        await sync.changed(owner, thread_id, origin, session.revision if session is not None else 0,
+                           trail=session is None)
         if audits:
             await hooks.beyond.decided(owner, audits)  # notifications (the approvals beyond the tab)
     except ThreadDeleted:

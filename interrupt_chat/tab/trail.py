@@ -11,8 +11,9 @@ from .persistence import database, db_read, unavailable
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
+    from ..store.types import DecisionRecord
 
-__all__ = ["decision_rows", "policy_detail", "show_trail"]
+__all__ = ["decision_rows", "policy_detail", "records_of", "rows_of", "show_trail"]
 
 
 async def show_trail(chat: ChatLike) -> None:
@@ -25,14 +26,26 @@ async def show_trail(chat: ChatLike) -> None:
 
 async def decision_rows(chat: ChatLike) -> list[dict[str, str]]:
     """The shown thread's audit trail as rows (inside the lock): who decided what, and when."""
-    db = database()
-    if db is None or not chat._owner_key or not chat.thread_id:
+    if not chat._owner_key or not chat.thread_id:
         return []
     try:
-        records = await db_read(db.decisions, chat._owner_key, chat.thread_id)
+        records = await records_of(chat._owner_key, chat.thread_id)
     except ThreadDBError as exc:
         unavailable(chat, exc)
         return []
+    return rows_of(chat, records)
+
+
+async def records_of(owner: str, thread_id: str) -> list[DecisionRecord]:
+    """A thread's audit entries as stored (no lock needed; none without a database). Raises ThreadDBError."""
+    db = database()
+    if db is None or not owner or not thread_id:
+        return []
+    return await db_read(db.decisions, owner, thread_id)
+
+
+def rows_of(chat: ChatLike, records: list[DecisionRecord]) -> list[dict[str, str]]:
+    """The shown thread's audit entries (:func:`records_of`) as its trail's rows (inside the lock)."""
     session = chat._sessions.get(chat.thread_id)
     hidden = session.branches.hidden_runs() if session is not None else set()  # another version's entries
     return [{"interrupt_id": r.interrupt_id, "action": r.action, "reason": r.reason or "", "by": r.by,

@@ -33,14 +33,17 @@ from .proxy_reads import behind, tab_token
 if TYPE_CHECKING:
     from ..agui import AgentSession, Transcript
 
-__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "forget", "live", "set_follower", "watch", "watch_page"]
+__all__ = ["CHANNEL", "LIVE_INTERVAL", "Notice", "changed", "follow_later", "forget", "live", "set_follower", "watch",
+           "watch_page"]
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "interrupt_chat:sync"
+TASK_NAME = "interrupt_chat.workers.sync"  # a tab's follower
 LIVE_INTERVAL = 0.3  # seconds between two pushes of a running turn's rows to the other tabs
 MAX_TABS_PER_OWNER = 64
 MAX_OWNERS = 10_000
+MAX_WAITING = 64  # notices waiting for one tab's follower (more: the oldest of a kind and thread go)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class Notice:
     rows: list[dict[str, Any]] | None = None
     step: str = ""
     revision: int = 0  # the thread's revision after the change, when the sender knows it (0: read it)
+    trail: bool = False  # only the thread's audit trail changed (decisions recorded): the thread was not written
 
     def dumps(self) -> str:
         """The notice as JSON (what the channel carries)."""
@@ -73,7 +77,24 @@ class Notice:
         revision = raw.get("revision")
         return cls(owner=str(raw["owner"]), thread_id=str(raw["thread_id"]), origin=str(raw.get("origin") or ""),
                    rows=raw.get("rows"), step=str(raw.get("step") or ""),
-                   revision=revision if type(revision) is int and revision > 0 else 0)
+                   revision=revision if type(revision) is int and revision > 0 else 0, trail=raw.get("trail") is True)
+
+    def then(self, later: Notice) -> Notice | None:
+        """This notice and ``later`` (the next one for the same tab) as one, if one follower can do both; else None.
+
+        A follower reads the database when it runs, so a change's notice that waits covers the
+        changes to the same thread that come after it: two changes are one (at the higher revision
+        known; 0, read it, if either is unknown), a change covers the trail's, and a turn's latest rows
+        replace the rows before them. A change and a turn's rows stay apart, in their order.
+        """
+        if (later.owner, later.thread_id, later.rows is None) != (self.owner, self.thread_id, self.rows is None):
+            return None
+        if later.rows is not None or self.trail:
+            return later
+        if later.trail:
+            return self
+        known = max(self.revision, later.revision) if self.revision and later.revision else 0
+        return dataclasses.replace(later, revision=known)
 
 
 _watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this process's tabs, by owner key
@@ -114,11 +135,14 @@ def watch_page(owner: str, token: str, state_name: str, thread_id: str) -> None:
         task.add_done_callback(_tasks.discard)
 
 
-async def changed(owner: str, thread_id: str, origin: str = "", revision: int = 0) -> None:
-    """Tell every page of ``owner`` that ``thread_id`` changed in the database (now at ``revision``, if known)."""
+async def changed(owner: str, thread_id: str, origin: str = "", revision: int = 0, *, trail: bool = False) -> None:
+    """Tell every page of ``owner`` that ``thread_id`` changed in the database (now at ``revision``, if known).
+
+    ``trail``: only its audit trail did (decisions recorded; the thread was not written).
+    """
     if owner and thread_id:
         _last_live.pop((owner, thread_id), None)
-        await _send(Notice(owner, thread_id, origin, revision=revision))
+        await _send(Notice(owner, thread_id, origin, revision=revision, trail=trail))
 
 
 async def live(owner: str, session: AgentSession, origin: str) -> None:
@@ -169,23 +193,89 @@ async def _send(notice: Notice) -> None:
 
 
 def deliver(notice: Notice) -> None:
-    """A notice heard: refresh this process's tabs of its owner (each in a task of its own)."""
-    follower = _follower
-    if follower is None:  # nothing assembled a chat that follows: the tabs refresh before acting anyway
+    """A notice heard: refresh this process's tabs of its owner.
+
+    Each tab has one follower at a time, in a task of its own: the notices that come while it
+    works wait for it, in order, and one that the last waiting can take on joins it
+    (:meth:`Notice.then`). A burst of changes (an answer's claim, then its audit entries) costs the
+    tab one refresh, and a running turn's rows wait behind no refresh that is already out of date.
+    """
+    if _follower is None:  # nothing assembled a chat that follows: the tabs refresh before acting anyway
         return
     for token, seen in list(_watchers.get(notice.owner, {}).items()):
         if token == notice.origin:
             continue
         if notice.rows is not None and seen.thread_id != notice.thread_id:
             continue  # streamed rows concern only the tabs that show that thread
-        # a context of its own: nothing of the writer's event (its tab, a server-side answer's owner) leaks in
-        task = asyncio.get_running_loop().create_task(follower(token, seen, notice), name="interrupt_chat.workers.sync",
-                                                      context=runs.detached_context())
-        _tasks.add(task)
-        task.add_done_callback(_tasks.discard)
+        waiting = _waiting.get(token)
+        if waiting is not None:  # this tab's follower is at work: the notice is its next
+            _queue(waiting, seen, notice)
+            continue
+        _waiting[token] = []
+        _start(token, seen, notice)
+
+
+def _start(token: str, seen: Watch, notice: Notice) -> None:
+    follower = _follower
+    if follower is None:
+        _waiting.pop(token, None)
+        return
+    # a context of its own: nothing of the writer's event (its tab, a server-side answer's owner) leaks in
+    task = asyncio.get_running_loop().create_task(_follow(follower, token, seen, notice), name=TASK_NAME,
+                                                  context=runs.detached_context())
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+def _queue(waiting: list[tuple[Watch, Notice]], seen: Watch, notice: Notice) -> None:
+    """Put a notice behind a tab's busy follower: joined with the one before it when they go together.
+
+    A running turn's rows go ahead of the trail's notices waiting at the end (they touch nothing of
+    each other): the turn is drawn first.
+    """
+    at = len(waiting)
+    if notice.rows is not None:
+        while at and waiting[at - 1][1].trail:
+            at -= 1
+    joined = waiting[at - 1][1].then(notice) if at else None
+    if joined is not None:
+        waiting[at - 1] = seen, joined
+        return
+    waiting.insert(at, (seen, notice))
+    if len(waiting) > MAX_WAITING:  # a tab far behind: the newest notice of each kind per thread is enough
+        last = {(n.thread_id, n.rows is None, n.trail): i for i, (_seen, n) in enumerate(waiting)}
+        waiting[:] = [waiting[i] for i in sorted(last.values())][-MAX_WAITING:]
+
+
+def follow_later(token: str, seen: Watch, notice: Notice) -> None:
+    """From a tab's follower: follow ``notice`` too, once what waits for it now is done (e.g. the trail)."""
+    waiting = _waiting.get(token)
+    if waiting is None:  # (called from elsewhere: a follower of its own)
+        _waiting[token] = waiting = []
+        _start(token, seen, notice)
+        return
+    _queue(waiting, seen, notice)
+
+
+async def _follow(follower: Callable[[str, Watch, Notice], Coroutine[Any, Any, None]], token: str, seen: Watch,
+                  notice: Notice) -> None:
+    """Bring one tab up to date with a notice, then with those that came meanwhile, one after the other."""
+    try:
+        while True:
+            try:
+                await follower(token, seen, notice)
+            except Exception:  # (the follower logs its own): the next notice is followed all the same
+                log.exception("sync: a follower failed")
+            waiting = _waiting.get(token)
+            if not waiting:
+                return
+            seen, notice = waiting.pop(0)
+    finally:
+        _waiting.pop(token, None)
 
 
 _tasks: set[asyncio.Task[None]] = set()
+_waiting: dict[str, list[tuple[Watch, Notice]]] = {}  # client token -> the notices its busy follower takes next
 
 
 def _on_message(data: Any) -> None:

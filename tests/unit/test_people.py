@@ -54,10 +54,10 @@ async def test_an_assignees_open_inbox_is_told_once_the_request_can_be_listed(ch
     listed: list[int] = []
     changed = sync.changed
 
-    async def spy(owner: str, thread_id: str, origin: str = "", revision: int = 0) -> None:
+    async def spy(owner: str, thread_id: str, origin: str = "", revision: int = 0, *, trail: bool = False) -> None:
         if thread_id == PEOPLE_NOTICE and owner.startswith("bob|"):
             listed.append(len(await (await Tab(chat_cls, "bob").load()).inbox()))  # what bob's inbox reads now
-        await changed(owner, thread_id, origin, revision)
+        await changed(owner, thread_id, origin, revision, trail=trail)
 
     monkeypatch.setattr(sync, "changed", spy)
     await _ask(chat_cls)

@@ -179,3 +179,67 @@ async def test_what_is_new_in_a_turn_reaches_the_other_tabs_at_once_and_its_grow
     monkeypatch.setattr(sync, "LIVE_INTERVAL", 0.0)
     await sync.live("live-owner", session, "tab-a")
     assert sent[-1] == ["hello", "Hi there"]
+
+
+async def test_the_other_tabs_trail_is_read_before_its_lock_and_after_its_thread(tabs, chats, agent, monkeypatch):
+    """An answer's notices (its claim, then its audit entry): the second tab draws the thread, then the rest.
+
+    The rest (trail, ratings, list) is read by the follower before it takes the tab's lock, and the
+    thread's refresh comes first: no read of the trail under that tab's lock.
+    """
+    import contextvars
+
+    from interrupt_chat.approvals import follow as following
+    from interrupt_chat.tab import trail
+
+    a = await _open(tabs, chats["fast"], agent[2])
+    await a.send("approval")
+    b = await _open(tabs, chats["fast"], agent[2])
+    [interrupt_id] = b.ids()
+    locked: contextvars.ContextVar[bool] = contextvars.ContextVar("locked", default=False)
+    following_b: contextvars.ContextVar[bool] = contextvars.ContextVar("following_b", default=False)
+    steps: list[str] = []
+    follower = sync._follower
+    assert follower is not None
+
+    async def follower_of_b(token: str, seen: sync.Watch, notice: sync.Notice) -> None:
+        following_b.set(token == b.token)  # (the follower's task: its context is its own)
+        await follower(token, seen, notice)
+
+    modify, records_of, show_trail = sync.modify, trail.records_of, trail.show_trail
+
+    @contextlib.asynccontextmanager
+    async def tracked(token: str, state_name: str):
+        async with modify(token, state_name) as chat:
+            reset = locked.set(token == b.token)
+            try:
+                yield chat
+            finally:
+                locked.reset(reset)
+
+    async def reading(owner: str, thread_id: str):
+        if following_b.get():
+            steps.append("trail in the lock" if locked.get() else "trail")
+        return await records_of(owner, thread_id)
+
+    async def shown(chat):
+        steps.append("trail read in the lock")
+        await show_trail(chat)
+
+    monkeypatch.setattr(sync, "_follower", follower_of_b)
+    monkeypatch.setattr(sync, "modify", tracked)
+    monkeypatch.setattr(trail, "records_of", reading)
+    monkeypatch.setattr(trail, "show_trail", shown)
+    follow_thread = following.follow
+
+    async def thread(chat, notice):
+        if not notice.trail and notice.rows is None:
+            steps.append("thread")
+        return await follow_thread(chat, notice)
+
+    monkeypatch.setattr(following, "follow", thread)
+    await a.resolve({"approved": True}, interrupt_id)
+    await until(lambda: b.chat.status == "idle" and [d["action"] for d in b.chat.decisions] == ["resolved"])
+    await until(lambda: not sync._waiting)
+    assert steps and steps[0] == "thread" and "trail" in steps, steps
+    assert "trail in the lock" not in steps and "trail read in the lock" not in steps, steps
