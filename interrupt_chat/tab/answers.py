@@ -22,6 +22,7 @@ from ..agui import AgentSession, Pending
 from ..model.cards import shown_hash, steps_answer
 from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
 from ..model.requests import about
+from ..store.threads_db import ThreadDBError
 from ..workers.proxy_reads import tab_token
 from . import claims, driver, hooks, persistence, routing, saving, trail
 from .audits import Audit, expired_audits, waited_ms
@@ -221,13 +222,27 @@ async def conclude(state: StateLike, chat_cls: type[ChatLike], session: AgentSes
 
 
 async def _written(state: StateLike, chat_cls: type[ChatLike], outcome: Outcome) -> None:
-    """Write the audit entries (the thread was written in the lock), tell the other tabs, show the trail."""
+    """Write the audit entries (the thread was written in the lock), tell the other tabs, show the trail.
+
+    The trail is read before the tab's lock: the follow-up's pushes, which need that lock, do not
+    wait for the read.
+    """
     notice = (await saving.write(outcome.owner, None, outcome.audits, origin=tab_token(state))).notice
-    if notice or outcome.audits:
+    thread_id = outcome.audits[0].thread_id if outcome.audits else ""
+    records, failed = None, None
+    if thread_id and not notice:
+        try:
+            records = await trail.records_of(outcome.owner, thread_id)
+        except ThreadDBError as exc:
+            failed = exc
+    if notice or failed or records is not None:
         async with state:
             chat = await routing.chat_of(state, chat_cls)
             chat.notice = notice or chat.notice
-            chat.decisions = await trail.decision_rows(chat)
+            if failed is not None:
+                persistence.unavailable(chat, failed)
+            elif records is not None and (chat.thread_id, chat._owner_key) == (thread_id, outcome.owner):
+                chat.decisions = trail.rows_of(chat, records)
     outcome.audits.clear()  # they may hold an answer's payload: gone now that it is written (masked)
 
 

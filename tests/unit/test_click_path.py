@@ -169,3 +169,34 @@ async def test_the_resume_request_is_sent_before_the_answered_card_is_redrawn(ag
     await tab.resolve({"approved": True}, interrupt_id)
     assert order[:2] == ["post", "publish"], order  # the request first, then the answered card
     assert len([resume for _, resume in received if resume]) == 1 and tab.chat.status != "interrupted"
+
+
+async def test_the_asking_tabs_trail_is_read_before_its_lock(agent, database, monkeypatch):
+    """After the answer's audit entry, the trail is read first, then shown in the lock: the follow-up's pushes
+    (which take that lock) do not wait for the read."""
+    from reflex.state import BaseState
+
+    from interrupt_chat.tab import trail
+
+    tab, interrupt_id = await _asking(agent, "click-path-trail-unlocked")
+    depth, reads = [0], []
+    enter, leave, records_of = BaseState.__aenter__, BaseState.__aexit__, trail.records_of
+
+    async def entering(self):
+        depth[0] += 1
+        return await enter(self)
+
+    async def leaving(self, *exc):
+        depth[0] -= 1
+        return await leave(self, *exc)
+
+    async def reading(owner: str, thread_id: str):
+        reads.append(depth[0])
+        return await records_of(owner, thread_id)
+
+    monkeypatch.setattr(BaseState, "__aenter__", entering)
+    monkeypatch.setattr(BaseState, "__aexit__", leaving)
+    monkeypatch.setattr(trail, "records_of", reading)
+    await tab.resolve({"approved": True}, interrupt_id)
+    assert reads and reads[-1] == 0, reads  # the answer's trail: read with no state lock held
+    assert [row["action"] for row in tab.chat.decisions] == ["resolved"]
