@@ -18,11 +18,11 @@ from reflex.istate.data import SessionData
 
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
-from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore
 from interrupt_chat.model.people import ANONYMOUS, Escalation, People, Person
 from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab import identity
-from tests.unit.agents import serve_in_thread
+from tests.unit.tabs import demo_agent_fixture
 
 NEED = {"count": 1}
 TEAM = People(
@@ -39,11 +39,7 @@ def _login(chat: Any) -> str | None:
     return _PERSON.get(chat.router.session.client_token) or ANONYMOUS
 
 
-@pytest.fixture(scope="module", name="agent")
-def agent_fixture() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
+agent_fixture = demo_agent_fixture  # (the people tests import it by this name)
 
 
 @pytest.fixture(scope="module", name="chat_cls")

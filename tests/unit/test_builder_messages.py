@@ -20,13 +20,12 @@ from interrupt_chat.agui import AgentClient, AgentSession
 from interrupt_chat.approvals import decide, headless, links, missing_pages, notifier
 from interrupt_chat.approvals.decide import DecideState
 from interrupt_chat.components.chat import chat_state
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.model.cards import build_cards
 from interrupt_chat.model.views import people_error
 from interrupt_chat.store.threads_db import ThreadDB, default_db_url
 from interrupt_chat.tab.endpoint import set_default_agent_url
 from tests.unit.agents import RawServer, ScriptedAgent, free_port, serve_in_thread, sse
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 from tests.unit.test_notifier import SECRET, Receiver, until
 from tests.unit.test_session import approval_run, drain
@@ -152,13 +151,6 @@ async def test_the_log_of_an_agents_404_names_its_url_without_secrets(loopback, 
 
 # -- the decided webhook names what was decided; a reused decision link says it was answered before -------
 
-@pytest.fixture(scope="module")
-def demo_agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
-
-
 @pytest.fixture
 def receiver(monkeypatch) -> Iterator[Receiver]:
     """A webhook endpoint on loopback (test_notifier's), the chat's webhook for the test."""
@@ -170,8 +162,8 @@ def receiver(monkeypatch) -> Iterator[Receiver]:
 
 
 @pytest.mark.loopback
-async def test_the_decided_event_names_the_tool_call_and_message(receiver: Receiver, demo_agent):
-    url, store = demo_agent
+async def test_the_decided_event_names_the_tool_call_and_message(receiver: Receiver, agent):
+    url, store = agent
     chat = ic.Chat(url, name="builder-decided")
     tab = await Tab(chat.state, store).load()
     await tab.send("approval")
@@ -196,8 +188,8 @@ async def _decision(database, owner: str, thread_id: str, interrupt_id: str):
 
 
 @pytest.mark.loopback
-async def test_a_reused_decision_link_says_it_was_answered_before_when_and_how(demo_agent, database):
-    url, store = demo_agent
+async def test_a_reused_decision_link_says_it_was_answered_before_when_and_how(agent, database):
+    url, store = agent
     chat = ic.Chat(url, name="builder-link")
     for by in ("person", "link"):
         tab = await Tab(chat.state, store).load()
@@ -237,8 +229,8 @@ def test_the_routes_are_the_apps_own():
 
 
 @pytest.mark.loopback
-async def test_a_forgotten_decide_or_policies_page_is_said_once_in_the_log(demo_agent, monkeypatch, caplog):
-    url, store = demo_agent
+async def test_a_forgotten_decide_or_policies_page_is_said_once_in_the_log(agent, monkeypatch, caplog):
+    url, store = agent
     caplog.set_level(logging.WARNING, logger="interrupt_chat.approvals.missing_pages")
     monkeypatch.setattr(missing_pages, "_checked", set())
     monkeypatch.setattr(missing_pages, "_warned", set())
@@ -282,8 +274,8 @@ def test_a_misspelled_reason_is_refused_when_the_class_is_defined():
 
 
 @pytest.mark.loopback
-async def test_for_reasons_takes_the_sets_of_its_reasons_and_leaves_the_rest_to_the_default_slot(demo_agent):
-    url, store = demo_agent
+async def test_for_reasons_takes_the_sets_of_its_reasons_and_leaves_the_rest_to_the_default_slot(agent):
+    url, store = agent
     chat = ic.Chat(url, interrupts=[(ToolCallsOnly, builder_slot)], name="builder-reasons")
     tab = await Tab(chat.state, store).load()
     await tab.send("approval")  # reason tool_call: the helper's slot takes it

@@ -28,12 +28,10 @@ import pytest
 
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
-from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab import persistence
 from interrupt_chat.workers import runs
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import page_fixture  # noqa: F401 - the autouse fixture
+from tests.unit.tabs import demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Steps, Tab
 
 pytestmark = pytest.mark.loopback
@@ -46,13 +44,6 @@ class RandomSteps(Steps):
 
 
 WORKER: contextvars.ContextVar[int] = contextvars.ContextVar("worker", default=0)
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as url:
-        yield f"{url}/", app.state.store
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -30,8 +29,7 @@ from interrupt_chat.components.inbox import approvals_inbox
 from interrupt_chat.components.policies import policy_list
 from interrupt_chat.components.rule_editor import DURATIONS, OPS
 from interrupt_chat.model.cards import Card, build_cards, call_hash, shown_hash
-from tests.unit.agents import serve_in_thread
-from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
+from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab, resumes
 
 APPROVE = {"type": "object", "required": ["approved"], "properties": {"approved": {"type": "boolean"}}}
@@ -273,14 +271,6 @@ def test_a_custom_slot_passes_the_shown_hash_only_when_it_has_one(chat):
 
 
 # --- /decide's reject with a reason, against the demo agent on loopback --------------------------------------------
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, Any]]:
-    from interrupt_chat.demo.agent import create_app
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as base:
-        yield f"{base}/", app.state.store
-
 
 async def _decide_link(agent: tuple[str, Any], name: str) -> tuple[Tab, str, str, DecideState]:
     tab = await Tab(ic.Chat(agent[0], name=name).state, agent[1]).load()

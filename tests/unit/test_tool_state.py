@@ -17,11 +17,11 @@ import reflex as rx
 
 from interrupt_chat.assembly.registry import new_chat_state
 from interrupt_chat.assembly.state import ChatState
-from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.demo.agent import DemoStore
 from interrupt_chat.tab.live import live_of
 from interrupt_chat.tab.tools import FrontendToolState
-from tests.unit.agents import serve_in_thread
 from tests.unit.page import Page
+from tests.unit.tabs import demo_agent_fixture  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.loopback
 
@@ -51,13 +51,6 @@ class Clock(FrontendToolState):
     @staticmethod
     async def handle(args: Any) -> Any:
         return {"time": "12:00", "timezone": args["timezone"]}
-
-
-@pytest.fixture(scope="module")
-def agent() -> Iterator[tuple[str, DemoStore]]:
-    app = create_app(delay=0.0)
-    with serve_in_thread(app) as url:
-        yield f"{url}/", app.state.store
 
 
 @pytest.fixture(scope="module")
