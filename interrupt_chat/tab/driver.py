@@ -330,7 +330,7 @@ async def _save_end(owner: str, session: AgentSession, key: runs.Key, origin: st
     """
     handlers = session.needs_handlers and not session.running  # S30: the thread stays claimed for them
     written = await saving.write(owner, session, in_flight=handlers or resuming, origin=origin, urgent=asks,
-                                      run=key, listing=not asks)
+                                 run=key, listing=not asks)
     _resync_wanted.discard(key)  # the run is over: a resync asked now waits in the state
     if not (handlers or resuming):  # removed once the end is saved: until then the claim has a live driver
         await runs.remove(key, session)

@@ -11,13 +11,15 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from interrupt_chat.assembly.registry import new_chat_state
-from interrupt_chat.assembly.state import ChatState
+from interrupt_chat.assembly.state import ChatState, InterruptState
 from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.workers import sync
+from interrupt_chat.workers.proxy_reads import tab_token
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 from tests.unit.test_consistency import Tab
@@ -243,3 +245,38 @@ async def test_the_other_tabs_trail_is_read_before_its_lock_and_after_its_thread
     await until(lambda: not sync._waiting)
     assert steps and steps[0] == "thread" and "trail" in steps, steps
     assert "trail in the lock" not in steps and "trail read in the lock" not in steps, steps
+
+
+HELD: dict[str, Any] = {"token": "", "calls": [], "gate": None}
+
+
+class Held(InterruptState):
+    """S17: a configuration whose handler, in one chosen tab, waits until the test lets it go."""
+
+    async def handler(self, props: dict[str, Any]) -> Any:
+        token = tab_token(self)
+        HELD["calls"].append(token)
+        if token == HELD["token"]:
+            await HELD["gate"].wait()
+        return {"ids": [i["id"] for i in props["interrupts"]]}
+
+
+async def test_s17_a_set_new_to_the_other_tab_owes_its_handler_once_and_holds_back_none_of_its_notices(tabs, agent):
+    chat_cls = new_chat_state("sync-held", agent_url=agent[0], configs=[Held])
+    a = await _open(tabs, chat_cls, agent[2])
+    await a.send("hello")
+    b = await _open(tabs, chat_cls, agent[2])  # shows the thread before its set surfaces
+    HELD.update(token=b.token, calls=[], gate=asyncio.Event())
+    try:
+        await a.send("approval")
+        held = await b.chat.get_state(Held)
+        await until(lambda: b.token in HELD["calls"] and held.active)
+        thread_id = a.chat.thread_id
+        await a.cls.rename_thread.fn(a.chat, {"thread_id": thread_id, "title": "Renamed while held"})
+        # b's handler still waits, and b follows the next change all the same
+        await until(lambda: [r["title"] for r in b.chat.threads if r["id"] == thread_id] == ["Renamed while held"])
+        assert held.result is None
+    finally:
+        HELD["gate"].set()
+    await until(lambda: held.result == {"ids": b.ids()})
+    assert HELD["calls"].count(b.token) == 1 and HELD["calls"].count(a.token) == 1
