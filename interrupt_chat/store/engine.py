@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +71,9 @@ def create(url: URL, busy_timeout: float, connect_timeout: float) -> tuple[Engin
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # transactions are begun below, not by the driver
         cursor = dbapi_connection.cursor()
-        if not memory:
-            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+        if not memory:
+            set_wal(cursor, busy_timeout)
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -80,3 +82,24 @@ def create(url: URL, busy_timeout: float, connect_timeout: float) -> tuple[Engin
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("ic_write") else "BEGIN")
 
     return engine, memory
+
+
+def set_wal(cursor: Any, patience: float) -> None:
+    """Switch the connection's file to WAL journaling, trying again for up to ``patience`` seconds while it is locked.
+
+    SQLite may answer "database is locked" here at once, without its busy handler: seen when two
+    workers open one file at the same moment (each connection checks the journal mode first).
+    """
+    deadline = time.monotonic() + patience
+    pause = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.fetchall()  # the statement done: it holds no read of the file
+            return
+        except sqlite3.OperationalError as exc:
+            said = str(exc).lower()
+            if ("locked" not in said and "busy" not in said) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
