@@ -118,6 +118,9 @@ class HistoryFeed:
         self.held: _Held | None = None  # what the page holds (None: nothing this feed sent)
         self.pending: _Held | None = None  # what it will hold once the delta not sent yet arrives
         self.pending_reset = False
+        # what the caller made the latest rows from (``Transcript.history_mark`` and the thread): the same
+        # mark again means the same rows, so it may skip making them (they are O(history))
+        self.mark: object = None
 
     @property
     def thread_id(self) -> str:

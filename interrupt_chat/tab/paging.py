@@ -62,11 +62,16 @@ def publish(chat: Paged, session: AgentSession, *, reset: bool = False,
     page that lost a text asks for it (``resync_stream``), and gets the history whole.
     """
     feed = _feed(chat)
+    transcript = session.transcript
+    mark = (session.thread_id, *transcript.history_mark)
+    if not reset and feed.mark == mark:  # the rows the feed has (or sends) are the history's: none changed
+        _send(chat, feed, None)
+        return
     rows = history_rows(session)
+    feed.mark = mark
     if reset:
         _send(chat, feed, feed.reset(session.thread_id, rows))
         return
-    transcript = session.transcript
 
     def as_drawn() -> list[MessageRow]:
         return message_rows(transcript.messages[:transcript.tail_start], transcript, session.thread_id, frozen)
@@ -89,6 +94,7 @@ def show_match(chat: Paged, session: AgentSession, query: str) -> None:
         return
     around = None if found >= len(rows) - PAGE_ROWS else found  # in the newest page: that page, marked
     feed = _feed(chat)
+    feed.mark = (session.thread_id, *session.transcript.history_mark)
     _send(chat, feed, feed.reset(session.thread_id, rows, around=around, focus=rows[found].id))
 
 

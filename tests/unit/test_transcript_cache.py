@@ -27,6 +27,7 @@ from ag_ui.core import RunAgentInput, UserMessage
 
 from interrupt_chat.agui import MalformedEvent, ProtocolViolation, Transcript, parse_event
 from interrupt_chat.agui.request_body import encode
+from interrupt_chat.model.views import message_rows
 from tests.unit.agents import finished, run_error, started, tool_result
 
 Step = dict | Callable[[Transcript], Any]
@@ -51,6 +52,19 @@ def check(t: Transcript) -> None:
     opened = {id(m) for m in t._opened}
     assert all(id(m) in opened for m in t.messages if m.streaming)  # fail() reaches every streaming one
     check_body(t)
+    check_history_mark(t)
+
+
+_DRAWN: dict[int, tuple[Transcript, tuple[str, int], str]] = {}  # id -> (the transcript, its mark, its rows)
+
+
+def check_history_mark(t: Transcript) -> None:
+    """The history's mark is the same as at the last step only if its rows are (what the page was sent stays true)."""
+    rows = repr(message_rows(t.messages[:t.tail_start], t))
+    last = _DRAWN.get(id(t))
+    if last is not None and last[0] is t and last[1] == t.history_mark:
+        assert rows == last[2], "the history changed and its mark did not"
+    _DRAWN[id(t)] = (t, t.history_mark, rows)
 
 
 def body(t: Transcript, messages: list[Any], cached: Any = None) -> bytes | type[ValueError]:

@@ -124,3 +124,20 @@ def test_a_pickle_made_now_names_the_class_by_its_path_from_before():
 
 def test_the_old_module_names_still_import():
     assert MAX_TEXT_CHARS == 16_000_000 and MAX_PARTS == 4096
+
+
+def test_a_pickled_or_copied_transcript_has_a_history_mark_of_its_own():
+    """A page's feed skips making the rows while the mark is the one it made them at: a copy never shares it."""
+    import copy
+
+    t = build()
+    mark = t.history_mark
+    assert t.history_mark == mark  # reading changes nothing
+    loaded = pickle.loads(pickle.dumps(t))
+    assert "_history_name" not in loaded.__getstate__() and loaded.history_mark[0] != mark[0]
+    assert copy.copy(t).history_mark[0] != mark[0] and copy.deepcopy(t).history_mark[0] != mark[0]
+    t.mark_tail()  # what was the tail joins the history
+    assert t.history_mark != mark
+    after = t.history_mark
+    t.apply(parse_event({"type": "TEXT_MESSAGE_START", "messageId": "a9", "role": "assistant"}))
+    assert t.history_mark == after  # the tail's streaming leaves the history's mark alone

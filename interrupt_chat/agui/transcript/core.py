@@ -9,6 +9,9 @@ cached AG-UI model is dropped). :meth:`Transcript.apply` folds one event with th
 
 from __future__ import annotations
 
+import itertools
+import secrets
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,6 +33,12 @@ MAX_PARTS = 4096  # streamed pieces held per text before they are joined
 # name a module imports (``HANDLERS.get(...)`` after ``from .fold import HANDLERS``) without its
 # method-call fast path, which cost every event ~75 ns (10 % of Transcript.apply).
 _HANDLERS = fold.HANDLERS
+
+# Names a transcript's history within a process and across processes (a new name after a pickle, a
+# snapshot's new message list): with its count of changes it says the history's rows are as they were.
+_PROCESS = secrets.token_hex(8)
+_DERIVED = ("_pos", "_opened", "_wire", "_sizes", "_listing", "_repeated", "_history_name", "_history_changes")
+_NAMES = itertools.count(1)
 
 
 class Transcript:
@@ -67,11 +76,20 @@ class Transcript:
         # every change to a message pops its entry
         self._wire: dict[str, tuple[MessageView, Message | None, tuple[Any, ...], str | None]] = {}
         self._sizes: dict[str, int] = {}  # message or tool call id -> characters streamed into it (this run)
+        # call id -> the messages that list it: one, unless a snapshot gave an id to two messages
+        self._listing: dict[str, list[str]] = {}
+        for message in self.messages:
+            for call_id in message.tool_call_ids:
+                self._listing.setdefault(call_id, []).append(message.id)
+        counted = Counter(m.id for m in self.messages)  # ids two messages share (a user message sent with a used id)
+        self._repeated = {message_id for message_id, n in counted.items() if n > 1}
+        self._history_name = f"{_PROCESS}-{next(_NAMES)}"  # never pickled: a copy's history is another's
+        self._history_changes = 0
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled state without the derived indexes (the message cache would double a pickle)."""
         state = self.__dict__.copy()
-        for name in ("_pos", "_opened", "_wire", "_sizes"):
+        for name in _DERIVED:
             state.pop(name, None)
         return state
 
@@ -92,10 +110,20 @@ class Transcript:
         """The tool calls the current (or last) run made or replayed, in the order they started."""
         return [call_id for call_id in self.tool_calls if call_id in self._run_tool_calls]
 
+    @property
+    def history_mark(self) -> tuple[str, int]:
+        """Equal to an earlier mark of this transcript only if nothing of its history changed since.
+
+        A UI that drew the history when the mark was this one has nothing to redraw (this object's
+        own: a copy, an unpickled one, or a snapshot's new list has a new mark).
+        """
+        return self._history_name, self._history_changes
+
     def mark_tail(self) -> None:
         """A run starts here: later messages form the tail; what is before is history."""
         if self.tail_start != len(self.messages):
-            self._history_dirty = self._tail_dirty = True
+            self._history_changed()
+            self._tail_dirty = True
         self.tail_start = len(self.messages)
         self._tail_ids = set()
         if self._opened:  # forget the messages that ended (amortised O(1) per message)
@@ -112,8 +140,23 @@ class Transcript:
         self._wire.pop(message_id, None)
         if message_id in self._tail_ids:
             self._tail_dirty = True
-        else:
-            self._history_dirty = True
+            if message_id not in self._repeated:
+                return
+        self._history_changed()
+
+    def _touch_call(self, call: ToolCallView) -> None:
+        """A tool call changed: every message that draws it is touched (its parent, and any other that lists it)."""
+        listing = self._listing.get(call.id)
+        if listing is None or (len(listing) == 1 and listing[0] == call.parent_message_id):
+            self._touch(call.parent_message_id)
+            return
+        for message_id in {call.parent_message_id, *listing}:
+            self._touch(message_id)
+
+    def _history_changed(self) -> None:
+        """Something of the history changed (a message, its place, the tail's start): every change goes here."""
+        self._history_dirty = True
+        self._history_changes += 1
 
     # -- writing: the chat's own changes (each job's module holds the how) ------------------------
 
@@ -153,6 +196,8 @@ class Transcript:
     # -- writing: what every job goes through --------------------------------------------------
 
     def _append(self, message: MessageView) -> MessageView:
+        if message.id in self._by_id:
+            self._repeated.add(message.id)
         self._pos[message.id] = len(self.messages)
         self.messages.append(message)
         self._by_id[message.id] = message

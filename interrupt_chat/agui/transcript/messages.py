@@ -76,7 +76,8 @@ def snapshot(t: Transcript, event: MessagesSnapshotEvent) -> None:
     # the tail starts at the first message that was not history: this run's, or new in the snapshot
     t.tail_start = next((i for i, m in enumerate(merged) if m.id not in history_ids), len(merged))
     t._tail_ids = {m.id for m in merged[t.tail_start:]}
-    t._history_dirty = t._tail_dirty = True
+    t._history_changed()
+    t._tail_dirty = True
 
 
 def replace_messages(t: Transcript, merged: list[MessageView]) -> None:

@@ -58,7 +58,7 @@ def fail(t: Transcript, error: str) -> None:
         call = t.tool_calls.get(call_id)
         if call is not None and call.result is None and not call.awaiting:
             call.failed = True
-            t._touch(call.parent_message_id)
+            t._touch_call(call)
     for message in t._opened:  # every streaming message is in it
         if message.streaming:
             message.streaming = False

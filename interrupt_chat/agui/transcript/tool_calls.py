@@ -29,7 +29,7 @@ def start(t: Transcript, event: ToolCallStartEvent) -> None:
         t._sizes.pop(existing.id, None)
         t.predictor.call_started(existing.id, existing.name)
         existing.ended = existing.failed = False
-        t._touch(existing.parent_message_id)
+        t._touch_call(existing)
         t._run_tool_calls.add(existing.id)
         return
     parent = _parent(t, event.parent_message_id, event.tool_call_id)
@@ -37,6 +37,7 @@ def start(t: Transcript, event: ToolCallStartEvent) -> None:
     t.tool_calls[call.id] = call
     t.predictor.call_started(call.id, call.name)
     parent.tool_call_ids.append(call.id)
+    t._listing.setdefault(call.id, []).append(parent.id)
     t._run_tool_calls.add(call.id)
     t._touch(parent.id)
 
@@ -55,7 +56,7 @@ def args(t: Transcript, event: ToolCallArgsEvent) -> None:
     call = t.tool_calls.get(event.tool_call_id)
     if call is not None:
         t._grow(call.id, call.args_parts, event.delta, "a tool call's arguments")
-        t._touch(call.parent_message_id)
+        t._touch_call(call)
         if t.predictor.due(call.id, t._sizes[call.id]):  # S33: the state follows the streaming argument
             t.state = t.predictor.follow(call.id, call.args_text, t.state)
 
@@ -65,7 +66,7 @@ def end(t: Transcript, event: ToolCallEndEvent) -> None:
     call = t.tool_calls.get(event.tool_call_id)
     if call is not None:
         call.ended = True
-        t._touch(call.parent_message_id)
+        t._touch_call(call)
         if t.predictor.predicts(call.id):  # the whole argument, whatever was skipped while it streamed
             t.state = t.predictor.follow(call.id, call.args_text, t.state)
 
@@ -76,7 +77,7 @@ def result(t: Transcript, event: ToolCallResultEvent) -> None:
     content = text_of(event.content)
     if call is not None:
         call.result, call.awaiting, call.failed, call.ended = content, False, False, True
-        t._touch(call.parent_message_id)
+        t._touch_call(call)
     message = t._by_id.get(event.message_id)
     if message is not None and (message.role != "tool" or message.tool_call_id != event.tool_call_id):
         raise ProtocolViolation(f"TOOL_CALL_RESULT reuses the id of an earlier {message.role} message")
@@ -94,7 +95,7 @@ def result(t: Transcript, event: ToolCallResultEvent) -> None:
     # every call is) lands in the history, even right at the tail's start.
     if position < t.tail_start or (position == t.tail_start and owner is not None):
         t.tail_start += 1
-        t._history_dirty = True
+        t._history_changed()
     else:
         t._tail_ids.add(message.id)
         t._tail_dirty = True
@@ -125,7 +126,7 @@ def set_awaiting(t: Transcript, tool_call_ids: Iterable[str]) -> None:
         call.awaiting = call_id in wanted
         if call.awaiting:  # owed again (S15): an earlier failed attempt no longer counts
             call.failed = False
-        t._touch(call.parent_message_id)
+        t._touch_call(call)
     t._awaiting = wanted
 
 
@@ -134,7 +135,7 @@ def set_args(t: Transcript, tool_call_id: str, value: Any) -> None:
     call = t.tool_calls.get(tool_call_id)
     if call is not None:
         call.args_parts[:] = [json.dumps(value)]
-        t._touch(call.parent_message_id)
+        t._touch_call(call)
 
 
 def set_rejected(t: Transcript, tool_call_id: str) -> None:
@@ -142,4 +143,4 @@ def set_rejected(t: Transcript, tool_call_id: str) -> None:
     call = t.tool_calls.get(tool_call_id)
     if call is not None:
         call.rejected = True
-        t._touch(call.parent_message_id)
+        t._touch_call(call)
