@@ -1,20 +1,24 @@
-"""What a publish of the history costs when the history did not change (the claim's, a run's end): issue 45.
+"""What a publish of the history costs on the worker's loop (issue 45): unchanged, and after a turn.
 
 ``tab.paging.publish`` is what ``driver.publish`` calls for the ``history`` var on every publish with
 ``full=True``: a send, the click's claim, a run's end (``_surface``), a follower's refresh. Before,
-each one built the rows of the *whole* history and a digest of each row (``HistoryFeed.update``)
-to find that nothing changed: O(history) per call, on the worker's event loop. Now the feed keeps
-the transcript's history mark (``Transcript.history_mark``) it made its rows at, and a publish that
-finds the same mark makes none.
+each one made the rows of the *whole* history and a digest of each (``HistoryFeed.update``) to find
+what changed: O(history) per call, on the worker's event loop. Now:
 
-Measured on threads of ``_thread.py``'s runs (a user message, a streamed answer with a tool call,
-its result: two rows a run), best of ``REPEATS`` calls, for each size:
+- the feed keeps the transcript's history mark (``Transcript.history_mark``) it made its rows at: a
+  publish that finds the same mark makes nothing (the claim's, a run's end);
+- a row's digest is kept with its message until the message changes (``Transcript.remember``), and
+  rows are made only for the delta (``views.HistoryRows``): a send makes its turn's rows only.
 
-- **unchanged, this tree**: ``paging.publish`` with the history as the feed last made it;
-- **unchanged, made again**: the same call with the feed's mark forgotten first, which is what
-  every such publish did before (the baseline, measured here in the same run);
-- **one turn joined** (for reference): a send's publish, after ``mark_tail`` moved the last turn
-  into the history. Both ways make the rows then.
+Measured on threads of ``_thread.py``'s runs (a user message, an answer with a tool call, its
+result: two rows a run), best of ``REPEATS`` calls, for each size, this tree against the way
+before, run here in the same process (``HistoryFeed.update`` given the whole ``message_rows``, as
+``paging.publish`` called it before):
+
+- **unchanged**: the history as the feed last made it;
+- **one turn joined**: a send's publish, after ``mark_tail`` moved the last message into the history
+  (the mark moves, so every digest is read again; the new rows' own making, the same whatever the
+  history's length, is left out: the same message joins at each call).
 
 Run: ``.venv/bin/python -m benchmarks.history_publish`` (about 10 s).
 """
@@ -29,10 +33,10 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._thread import build_transcript, start_run, typed_runs, us  # noqa: E402
-from interrupt_chat.agui import AgentSession  # noqa: E402
-from interrupt_chat.model.history import HistoryDelta  # noqa: E402
-from interrupt_chat.tab import paging  # noqa: E402
+from benchmarks._thread import build_transcript, start_run, typed_runs, us
+from interrupt_chat.agui import AgentSession
+from interrupt_chat.model.history import HistoryDelta
+from interrupt_chat.tab import paging
 
 RUNS = (25, 100, 250, 500)  # 50 to 1,000 rows of history
 REPEATS = 200
@@ -65,37 +69,37 @@ def _best(call: Any, before: Any = None) -> float:
     return best
 
 
-def measure(runs: int, events: list[list[Any]]) -> tuple[int, float, float, float]:
-    """Rows, and the seconds of: an unchanged publish, the same made again, a send's (one turn joined)."""
+def measure(runs: int, events: list[list[Any]]) -> tuple[int, float, float, float, float]:
+    """Rows, and the seconds of an unchanged publish and of a send's (one turn joined): now, and before."""
     session, chat = _thread(runs, events), _Chat()
     paging.publish(chat, session, reset=True)  # the page holds the newest page
     rows = len(paging.history_rows(session))
+    transcript = session.transcript
 
-    def publish() -> None:
+    def now() -> None:
         paging.publish(chat, session)
 
-    def forget() -> None:
-        chat._history_feed.mark = None  # type: ignore[attr-defined]
-
-    same = _best(publish)
-    again = _best(publish, forget)
-    transcript = session.transcript
+    def before() -> None:  # paging.publish before issue 45's change: the rows and their digests made whole
+        feed = paging._feed(chat)
+        paging._send(chat, feed, feed.update(session.thread_id, paging.history_rows(session)))
 
     def join() -> None:  # the turn's messages join the history as a send does (nothing else changes)
         transcript.tail_start -= 1
         transcript.mark_tail()
 
-    joined = _best(publish, join)
-    return rows, same, again, joined
+    return rows, _best(now), _best(before), _best(now, join), _best(before, join)
 
 
 def main() -> None:
+    """Print the table."""
     events = typed_runs(max(RUNS), deltas=20)
-    print("paging.publish with full=True, best of", REPEATS, "calls (this tree; baseline: the rows made again)")
-    print(f"{'history rows':>13} | {'unchanged':>11} | {'made again':>11} | {'ratio':>6} | {'one turn joined':>15}")
+    print(f"paging.publish with full=True, best of {REPEATS} calls: this tree / before (the rows made whole)")
+    print(f"{'history rows':>13} | {'unchanged: now':>14} | {'before':>11} | {'ratio':>6} | "
+          f"{'one turn: now':>13} | {'before':>11} | {'ratio':>6}")
     for runs in RUNS:
-        rows, same, again, joined = measure(runs, events)
-        print(f"{rows:>13} | {us(same)} | {us(again)} | {same / again:6.3f} | {us(joined):>15}")
+        rows, same, same_before, joined, joined_before = measure(runs, events)
+        print(f"{rows:>13} | {us(same):>14} | {us(same_before)} | {same / same_before:6.3f} | "
+              f"{us(joined):>13} | {us(joined_before)} | {joined / joined_before:6.3f}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-__all__ = ["MAX_ROWS", "PAGE_ROWS", "HistoryDelta", "HistoryFeed", "HistoryStore", "apply"]
+__all__ = ["MAX_ROWS", "PAGE_ROWS", "HistoryDelta", "HistoryFeed", "HistoryStore", "apply", "digest"]
 
 PAGE_ROWS = 30  # rows a thread opens with, and per older page
 MAX_ROWS = 3 * PAGE_ROWS  # a turn that leaves the page holding more drops its oldest rows, down to two pages
@@ -140,31 +140,34 @@ class HistoryFeed:
             self.held, self.pending, self.pending_reset = self.pending, None, False
 
     def reset(self, thread_id: str, rows: Sequence[Row], around: int | None = None,
-              focus: str = "") -> HistoryDelta[Row]:
-        """Show ``rows`` anew: the page gets the newest page, or the page ``around`` a row (``focus``: its id)."""
+              focus: str = "", digests: Sequence[bytes] | None = None) -> HistoryDelta[Row]:
+        """Show ``rows`` anew: the page gets the newest page, or the page ``around`` a row (``focus``: its id).
+
+        ``digests``: the rows' (:func:`digest`), when the caller keeps them; else they are made here.
+        """
         total = len(rows)
         if around is None:
             offset, end = max(0, total - PAGE_ROWS), total
         else:
             offset = max(0, min(around - PAGE_ROWS // 4, total - PAGE_ROWS))
             end = min(total, offset + PAGE_ROWS)
-        digests = [_digest(row) for row in rows]
+        digests = list(digests) if digests is not None else [digest(row) for row in rows]
         return self._made(True, 0, _Held(0, thread_id, offset, end, digests), offset, rows[offset:end], focus=focus)
 
-    def update(self, thread_id: str, rows: Sequence[Row],
-               sent: Callable[[], Sequence[Row]] | None = None) -> HistoryDelta[Row] | None:
+    def update(self, thread_id: str, rows: Sequence[Row], sent: Callable[[], Sequence[Row]] | None = None,
+               digests: Sequence[bytes] | None = None) -> HistoryDelta[Row] | None:
         """The history is now ``rows``: the delta from the first row that changed, or None if none did.
 
         ``sent``: makes the same rows as the delta carries them (called only for a delta), when the
         page has part of them already (the texts a turn streamed, which it keeps by stream key); a
-        reset carries ``rows``.
+        reset carries ``rows``. ``digests``: as :meth:`reset`'s. Only the rows the delta carries are read.
         """
         held = self.held
         if self.pending_reset or held is None or held.thread_id != thread_id:
             pending = self.pending if self.pending is not None and self.pending.thread_id == thread_id else None
             around = pending.offset + PAGE_ROWS // 4 if pending is not None and not pending.at_end else None
-            return self.reset(thread_id, rows, around)
-        digests = [_digest(row) for row in rows]
+            return self.reset(thread_id, rows, around, digests=digests)
+        digests = list(digests) if digests is not None else [digest(row) for row in rows]
         old = held.digests
         first = next((i for i, (a, b) in enumerate(zip(old, digests, strict=False)) if a != b),
                      min(len(old), len(digests)))
@@ -175,7 +178,7 @@ class HistoryFeed:
             # a row the page does not hold changed, or one was inserted before them; a turn ended
             # while the page showed older rows (a search's match); or more changed than a page
             # holds (an agent's snapshot brought a long history): the newest page anew
-            return self.reset(thread_id, rows)
+            return self.reset(thread_id, rows, digests=digests)
         if first >= end and not held.at_end and self.pending is None:  # beyond the rows the page holds
             self.held = _Held(held.seq, thread_id, held.offset, held.end, digests)
             return None
@@ -213,5 +216,6 @@ class HistoryFeed:
                             keep_from=keep_from)
 
 
-def _digest(row: object) -> bytes:
+def digest(row: object) -> bytes:
+    """A row's fingerprint: of its ``repr`` (rows are plain dataclasses), the same in every worker."""
     return hashlib.blake2b(repr(row).encode(), digest_size=8).digest()

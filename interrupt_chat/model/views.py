@@ -10,7 +10,7 @@ import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from ..agui import AgentSession, MessageView, Transcript
 from ..agui.multimodal import attachments_of
@@ -18,6 +18,7 @@ from ..agui.sanitize import parse_json
 from ..agui.transport import BROKEN, UNREACHABLE, UNREACHABLE_TIMEOUT
 from .cards import Card
 from .files import human_size
+from .history import digest
 from .stream_keys import args_key, text_key
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ __all__ = [
     "BROKEN_MESSAGE",
     "UNREACHABLE_MESSAGE",
     "AttachmentRow",
+    "HistoryRows",
     "InboxSet",
     "InboxToolRow",
     "MessageRow",
@@ -169,29 +171,78 @@ def message_rows(messages: Sequence[MessageView], transcript: Transcript, thread
     carries the result message's id), else as a row of its own. A text in ``frozen`` (stream key
     to length, see :mod:`interrupt_chat.tab.streaming`) carries only that prefix and its stream key.
     """
-    drawn_calls = {call_id for message in messages for call_id in message.tool_call_ids}
-    results: dict[str | None, str] = {m.tool_call_id: m.id for m in messages
-                                      if m.role == "tool" and m.tool_call_id in drawn_calls}
-    cut = _Frozen(thread_id, frozen) if frozen else None
-    return [row for message in messages
-            if not (message.role == "tool" and message.tool_call_id in results)
-            and (row := _message_row(message, transcript, results, cut))]
+    return HistoryRows(messages, transcript, thread_id, frozen)[:]
+
+
+class HistoryRows(Sequence["MessageRow"]):
+    """:func:`message_rows` of a slice, each row made only when it is read; their digests read at once.
+
+    A history's rows are O(history) to make; a publish after a turn needs the digests of all of
+    them (to find what changed) but only the changed rows. A row's digest is kept with its message
+    (:meth:`Transcript.remember`) until the message changes, so a turn makes only its own rows.
+    """
+
+    def __init__(self, messages: Sequence[MessageView], transcript: Transcript, thread_id: str = "",
+                 frozen: Mapping[str, int] | None = None) -> None:
+        """The rows of ``messages``, a slice of ``transcript.messages`` (``frozen`` as :func:`message_rows`)."""
+        drawn_calls = {call_id for message in messages for call_id in message.tool_call_ids}
+        results: dict[str | None, str] = {m.tool_call_id: m.id for m in messages
+                                          if m.role == "tool" and m.tool_call_id in drawn_calls}
+        calls = transcript.tool_calls
+        self._drawn = [m for m in messages if m.role in DRAWN_ROLES  # not: a result drawn in its card, an empty turn
+                       and not (m.role == "tool" and m.tool_call_id in results)
+                       and not (m.role == "assistant" and not m.streaming and not m.content
+                                and not any(c in calls for c in m.tool_call_ids))]
+        self._results: Mapping[str | None, str] = results
+        self._transcript, self._cut = transcript, _Frozen(thread_id, frozen) if frozen else None
+        self._made: dict[int, MessageRow] = {}
+
+    def __len__(self) -> int:
+        """How many rows: the drawn messages of the slice."""
+        return len(self._drawn)
+
+    @overload
+    def __getitem__(self, index: int) -> MessageRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MessageRow]: ...
+
+    def __getitem__(self, index: int | slice) -> MessageRow | list[MessageRow]:
+        """A row, or a list of rows for a slice (made now, once each)."""
+        if isinstance(index, slice):
+            return [self._row(i) for i in range(*index.indices(len(self._drawn)))]
+        return self._row(range(len(self._drawn))[index])
+
+    def _row(self, index: int) -> MessageRow:
+        row = self._made.get(index)
+        if row is None:
+            row = self._made[index] = _message_row(self._drawn[index], self._transcript, self._results, self._cut)
+        return row
+
+    def digests(self) -> list[bytes]:
+        """Each row's :func:`~interrupt_chat.model.history.digest` (uncut rows: ``frozen`` changes none)."""
+        transcript, results, out = self._transcript, self._results, []
+        for index, message in enumerate(self._drawn):
+            key = tuple(results.get(c, "") for c in message.tool_call_ids)  # what its cards draw of the slice
+            found = transcript.remembered(message, key)
+            if found is None:
+                row = self._row(index) if self._cut is None else _message_row(message, transcript, results, None)
+                found = digest(row)
+                transcript.remember(message, key, found)
+            out.append(found)
+        return out
 
 
 def _message_row(message: MessageView, transcript: Transcript, results: Mapping[str | None, str],
-                 cut: _Frozen | None) -> MessageRow | None:
-    """A message's row; None for roles the chat does not draw and for empty assistant turns."""
-    if message.role not in DRAWN_ROLES:
-        return None
+                 cut: _Frozen | None) -> MessageRow:
+    """A drawn message's row (:class:`HistoryRows` leaves out the others)."""
     calls = [_tool_call_row(transcript, call_id, results.get(call_id, ""), cut) for call_id in message.tool_call_ids]
-    rows = [call for call in calls if call is not None]
-    if message.role == "assistant" and not message.content and not rows and not message.streaming:
-        return None
     content, stream = message.content, ""
     if cut is not None and (length := cut.lengths.get(key := text_key(cut.thread_id, message.id))) is not None:
         content, stream = content[:length], key
     files = attachment_rows(message.raw_content) if message.role == "user" and message.raw_content else []
-    return MessageRow(id=message.id, role=message.role, content=content, tool_calls=rows,
+    return MessageRow(id=message.id, role=message.role, content=content,
+                      tool_calls=[call for call in calls if call is not None],
                       streaming=message.streaming, stream=stream, attachments=files)
 
 

@@ -16,7 +16,7 @@ import reflex as rx
 
 from ..agui import AgentSession
 from ..model.history import PAGE_ROWS, HistoryDelta, HistoryFeed
-from ..model.views import MessageRow, message_rows
+from ..model.views import HistoryRows, MessageRow, message_rows
 from . import driver  # (which imports this module: its names are read when the handlers run)
 
 if TYPE_CHECKING:
@@ -67,16 +67,17 @@ def publish(chat: Paged, session: AgentSession, *, reset: bool = False,
     if not reset and feed.mark == mark:  # the rows the feed has (or sends) are the history's: none changed
         _send(chat, feed, None)
         return
-    rows = history_rows(session)
+    history = transcript.messages[:transcript.tail_start]
+    rows = HistoryRows(history, transcript)  # made as read: the delta's rows; the digests are kept per message
     feed.mark = mark
     if reset:
-        _send(chat, feed, feed.reset(session.thread_id, rows))
+        _send(chat, feed, feed.reset(session.thread_id, rows, digests=rows.digests()))
         return
 
-    def as_drawn() -> list[MessageRow]:
-        return message_rows(transcript.messages[:transcript.tail_start], transcript, session.thread_id, frozen)
+    def as_drawn() -> HistoryRows:
+        return HistoryRows(history, transcript, session.thread_id, frozen)
 
-    _send(chat, feed, feed.update(session.thread_id, rows, as_drawn if frozen else None))
+    _send(chat, feed, feed.update(session.thread_id, rows, as_drawn if frozen else None, digests=rows.digests()))
 
 
 def show_match(chat: Paged, session: AgentSession, query: str) -> None:

@@ -181,32 +181,36 @@ async def test_a_match_in_the_newest_page_opens_that_page_marked(chat, agent, pa
     assert view.store.offset == len(view.rows()) - PAGE_ROWS
 
 
-async def test_the_rows_are_made_only_when_the_history_changed(chat, agent, page, monkeypatch):
-    """The rows are O(history): a publish that finds the history as the feed last made it makes none."""
+async def test_a_publish_makes_only_the_rows_new_to_the_history(chat, agent, page, monkeypatch):
+    """The rows are O(history): a turn digests its own rows, and a publish that finds the history unchanged none."""
+    from interrupt_chat.model import views
     from interrupt_chat.tab import driver
 
     tab, view = await _long(chat, agent, page)
-    made: list[str] = []
-    rows_of = paging.history_rows
-    monkeypatch.setattr(paging, "history_rows", lambda session: made.append(session.thread_id) or rows_of(session))
-    await tab.send("approval")  # the turn before joins the history at the send; the card's publishes make none
+    made: list[Any] = []
+    digest = views.digest
+    monkeypatch.setattr(views, "digest", lambda row: made.append(row.id) or digest(row))
+    await tab.send("approval")  # the turn before ("hello" and its answer) joins the history; the card's make none
     view.receive()
     view.check()
-    assert len(made) == 1 and tab.ids()
+    assert len(made) == 2 and len(view.rows()) > 120 and tab.ids()
     call = tab.session.transcript.run_tool_call_ids()[-1]  # the call the card asks about
     await tab.resolve({"approved": True}, tab.ids()[0])  # the click's claim, the resume, its end: the same history
     view.receive()
     view.check()
-    assert len(made) == 1 and not tab.ids()
-    await tab.send("hello")  # the approval's turn joins the history
+    assert len(made) == 2 and not tab.ids()
+    await tab.send("hello")  # the approval's turn joins the history: its rows only
     view.receive()
-    assert len(made) == 2
+    view.check()
     session = tab.session
-    assert any(call in m.tool_call_ids for m in session.transcript.messages[:session.transcript.tail_start])
+    history = session.transcript.messages[:session.transcript.tail_start]
+    turn = history[max(i for i, m in enumerate(history) if m.role == "user"):]  # "approval" to its follow-up
+    assert turn[0].content == "approval" and len(made) == 2 + len(paging.HistoryRows(turn, session.transcript)) >= 4
+    assert any(call in m.tool_call_ids for m in history)
     session.transcript.set_tool_call_rejected(call)  # a change to a row the page holds: made again, and sent
-    sent = len(view.sent)
+    before, sent = len(made), len(view.sent)
     await driver.publish(tab.chat, session, full=True)
     view.receive()
     view.check()
-    assert len(made) == 3 and len(view.sent) == sent + 1
+    assert len(made) == before + 1 and len(view.sent) == sent + 1
     assert any(c.rejected for row in view.store.rows for c in row.tool_calls if c.id == call)

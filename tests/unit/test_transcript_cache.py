@@ -27,7 +27,8 @@ from ag_ui.core import RunAgentInput, UserMessage
 
 from interrupt_chat.agui import MalformedEvent, ProtocolViolation, Transcript, parse_event
 from interrupt_chat.agui.request_body import encode
-from interrupt_chat.model.views import message_rows
+from interrupt_chat.model.history import digest
+from interrupt_chat.model.views import HistoryRows, message_rows
 from tests.unit.agents import finished, run_error, started, tool_result
 
 Step = dict | Callable[[Transcript], Any]
@@ -60,7 +61,11 @@ _DRAWN: dict[int, tuple[Transcript, tuple[str, int], str]] = {}  # id -> (the tr
 
 def check_history_mark(t: Transcript) -> None:
     """The history's mark is the same as at the last step only if its rows are (what the page was sent stays true)."""
-    rows = repr(message_rows(t.messages[:t.tail_start], t))
+    made = message_rows(t.messages[:t.tail_start], t)
+    rows = repr(made)
+    for part in (t.messages[:t.tail_start], t.messages):  # the digests kept per message are the rows' now
+        fresh, kept = message_rows(part, t), HistoryRows(part, t)
+        assert list(kept) == fresh and kept.digests() == [digest(row) for row in fresh]
     last = _DRAWN.get(id(t))
     if last is not None and last[0] is t and last[1] == t.history_mark:
         assert rows == last[2], "the history changed and its mark did not"
@@ -445,6 +450,33 @@ def _random_step(rng: random.Random, t: Transcript) -> Step:
         lambda: rejected(cid), lambda: failed(),
     ]
     return rng.choice(choices)()
+
+
+def _history_after(t: Transcript, change: Step) -> tuple[bool, bool]:
+    """(the history's mark moved, its rows changed) by ``change``."""
+    mark_before, rows = t.history_mark, repr(message_rows(t.messages[:t.tail_start], t))
+    step(t, change)
+    return t.history_mark != mark_before, repr(message_rows(t.messages[:t.tail_start], t)) != rows
+
+
+def test_a_call_that_two_messages_list_is_redrawn_in_both():
+    """A snapshot gives one call id to a message of the history and one of the tail: a change to it reaches both."""
+    t = play([mark, user("u1"), started(), snapshot({"id": "u1", "role": "user", "content": "hi"},
+                                                    assistant("a1", "first", ("c1", "f", "{}"))),
+              finished(), mark, user("u2"), started(),
+              snapshot({"id": "u1", "role": "user", "content": "hi"}, assistant("a1", "first", ("c1", "f", "{}")),
+                       {"id": "u2", "role": "user", "content": "again"}, assistant("a2", "second", ("c1", "f", "{}")))])
+    assert [m.id for m in t.messages[:t.tail_start]] == ["u1", "a1"] and "c1" in t.messages[-1].tool_call_ids
+    assert _history_after(t, rejected("c1")) == (True, True)
+    check(t)
+
+
+def test_a_user_message_sent_with_a_used_id_leaves_the_history_drawn_right():
+    """Two messages with one id, one in the history: a change to that id is a change to the history too."""
+    t = play([*run(1), mark, user("a1", "same id as the answer"), started("r2")])
+    assert [m.id for m in t.messages].count("a1") == 2
+    assert _history_after(t, rejected("c1")) == (True, True)  # the call is on the history's a1
+    check(t)
 
 
 @pytest.mark.parametrize("seed", range(120))

@@ -37,7 +37,8 @@ _HANDLERS = fold.HANDLERS
 # Names a transcript's history within a process and across processes (a new name after a pickle, a
 # snapshot's new message list): with its count of changes it says the history's rows are as they were.
 _PROCESS = secrets.token_hex(8)
-_DERIVED = ("_pos", "_opened", "_wire", "_sizes", "_listing", "_repeated", "_history_name", "_history_changes")
+_DERIVED = ("_pos", "_opened", "_wire", "_sizes", "_listing", "_shared", "_repeated", "_memo", "_history_name",
+            "_history_changes")
 _NAMES = itertools.count(1)
 
 
@@ -76,13 +77,16 @@ class Transcript:
         # every change to a message pops its entry
         self._wire: dict[str, tuple[MessageView, Message | None, tuple[Any, ...], str | None]] = {}
         self._sizes: dict[str, int] = {}  # message or tool call id -> characters streamed into it (this run)
-        # call id -> the messages that list it: one, unless a snapshot gave an id to two messages
+        # call id -> the messages that list it: one, its parent, unless a snapshot gave the id to two (_shared)
         self._listing: dict[str, list[str]] = {}
         for message in self.messages:
             for call_id in message.tool_call_ids:
                 self._listing.setdefault(call_id, []).append(message.id)
+        self._shared = {call_id for call_id, listing in self._listing.items() if len(listing) > 1
+                        or (call_id in self.tool_calls and listing[0] != self.tool_calls[call_id].parent_message_id)}
         counted = Counter(m.id for m in self.messages)  # ids two messages share (a user message sent with a used id)
         self._repeated = {message_id for message_id, n in counted.items() if n > 1}
+        self._memo: dict[str, tuple[MessageView, object, Any]] = {}  # id -> a UI's (view, key, value): remember()
         self._history_name = f"{_PROCESS}-{next(_NAMES)}"  # never pickled: a copy's history is another's
         self._history_changes = 0
 
@@ -119,6 +123,20 @@ class Transcript:
         """
         return self._history_name, self._history_changes
 
+    def remembered(self, view: MessageView, key: object) -> Any:
+        """What :meth:`remember` kept for this message at ``key``; None if nothing, or if it changed since."""
+        entry = self._memo.get(view.id)
+        return entry[2] if entry is not None and entry[0] is view and entry[1] == key else None
+
+    def remember(self, view: MessageView, key: object, value: Any) -> None:
+        """Keep a UI's value for a message (its row's digest) until the message, or a tool call on it, changes.
+
+        ``key`` holds whatever else the value depends on (the rows: which results are drawn in the cards).
+        Only the history's messages are kept: the tail's change with every delta.
+        """
+        if view.id not in self._tail_ids:
+            self._memo[view.id] = (view, key, value)
+
     def mark_tail(self) -> None:
         """A run starts here: later messages form the tail; what is before is history."""
         if self.tail_start != len(self.messages):
@@ -140,18 +158,26 @@ class Transcript:
         self._wire.pop(message_id, None)
         if message_id in self._tail_ids:
             self._tail_dirty = True
-            if message_id not in self._repeated:
+            if not self._repeated or message_id not in self._repeated:
                 return
+        self._memo.pop(message_id, None)  # (only the history's messages are remembered)
         self._history_changed()
 
     def _touch_call(self, call: ToolCallView) -> None:
         """A tool call changed: every message that draws it is touched (its parent, and any other that lists it)."""
-        listing = self._listing.get(call.id)
-        if listing is None or (len(listing) == 1 and listing[0] == call.parent_message_id):
-            self._touch(call.parent_message_id)
-            return
-        for message_id in {call.parent_message_id, *listing}:
-            self._touch(message_id)
+        self._touch(call.parent_message_id)
+        if self._shared and call.id in self._shared:
+            for message_id in self._listing.get(call.id, ()):
+                if message_id != call.parent_message_id:
+                    self._touch(message_id)
+
+    def _list_call(self, message: MessageView, call_id: str) -> None:
+        """``message`` lists the call (a new one: its parent)."""
+        message.tool_call_ids.append(call_id)
+        listing = self._listing.setdefault(call_id, [])
+        listing.append(message.id)
+        if len(listing) > 1:
+            self._shared.add(call_id)
 
     def _history_changed(self) -> None:
         """Something of the history changed (a message, its place, the tail's start): every change goes here."""
@@ -227,6 +253,7 @@ class Transcript:
         if not message.streaming:
             message.streaming = True
             self._opened.append(message)
+            self._touch(message.id)  # a UI draws it as streaming
 
     def _grow(self, key: str, parts: list[str], delta: str, what: str) -> None:
         """Append a streamed delta: bounded in size (per text, not per run) and in pieces held."""

@@ -36,8 +36,7 @@ def start(t: Transcript, event: ToolCallStartEvent) -> None:
     call = ToolCallView(id=event.tool_call_id, name=event.tool_call_name, parent_message_id=parent.id)
     t.tool_calls[call.id] = call
     t.predictor.call_started(call.id, call.name)
-    parent.tool_call_ids.append(call.id)
-    t._listing.setdefault(call.id, []).append(parent.id)
+    t._list_call(parent, call.id)
     t._run_tool_calls.add(call.id)
     t._touch(parent.id)
 
@@ -56,7 +55,9 @@ def args(t: Transcript, event: ToolCallArgsEvent) -> None:
     call = t.tool_calls.get(event.tool_call_id)
     if call is not None:
         t._grow(call.id, call.args_parts, event.delta, "a tool call's arguments")
-        t._touch_call(call)
+        t._touch(call.parent_message_id)
+        if t._shared:  # an id two messages list (a snapshot's): the other one draws it too
+            t._touch_call(call)
         if t.predictor.due(call.id, t._sizes[call.id]):  # S33: the state follows the streaming argument
             t.state = t.predictor.follow(call.id, call.args_text, t.state)
 
