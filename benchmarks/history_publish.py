@@ -18,13 +18,17 @@ before, run here in the same process (``HistoryFeed.update`` given the whole ``m
 - **unchanged**: the history as the feed last made it;
 - **one turn joined**: a send's publish, after ``mark_tail`` moved the last message into the history
   (the mark moves, so every digest is read again; the new rows' own making, the same whatever the
-  history's length, is left out: the same message joins at each call).
+  history's length, is left out: the same message joins at each call);
+- **a follower's copy**: a publish of the thread as another tab's follower reads it from the store
+  (a new transcript, from the thread's record), which takes the digests the tab's copy kept for the
+  messages that are the same (``Transcript.keep_remembered``); the read itself is not timed.
 
 Run: ``.venv/bin/python -m benchmarks.history_publish`` (about 10 s).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -35,6 +39,7 @@ if __package__ in (None, ""):  # run as a file
 
 from benchmarks._thread import build_transcript, start_run, typed_runs, us
 from interrupt_chat.agui import AgentSession
+from interrupt_chat.agui.records import session_from_record, session_record
 from interrupt_chat.model.history import HistoryDelta
 from interrupt_chat.tab import paging
 
@@ -69,37 +74,50 @@ def _best(call: Any, before: Any = None) -> float:
     return best
 
 
-def measure(runs: int, events: list[list[Any]]) -> tuple[int, float, float, float, float]:
-    """Rows, and the seconds of an unchanged publish and of a send's (one turn joined): now, and before."""
+def measure(runs: int, events: list[list[Any]]) -> tuple[int, list[tuple[float, float]]]:
+    """Rows, and (now, before) seconds: an unchanged publish, a send's (one turn joined), a follower's copy."""
     session, chat = _thread(runs, events), _Chat()
     paging.publish(chat, session, reset=True)  # the page holds the newest page
     rows = len(paging.history_rows(session))
     transcript = session.transcript
+    shown = [session]  # what the publish shows: the session, or a follower's copy of it
 
     def now() -> None:
-        paging.publish(chat, session)
+        paging.publish(chat, shown[0])
 
     def before() -> None:  # paging.publish before issue 45's change: the rows and their digests made whole
         feed = paging._feed(chat)
-        paging._send(chat, feed, feed.update(session.thread_id, paging.history_rows(session)))
+        paging._send(chat, feed, feed.update(shown[0].thread_id, paging.history_rows(shown[0])))
 
     def join() -> None:  # the turn's messages join the history as a send does (nothing else changes)
         transcript.tail_start -= 1
         transcript.mark_tail()
 
-    return rows, _best(now), _best(before), _best(now, join), _best(before, join)
+    record = json.dumps(session_record(session))
+
+    def read() -> None:  # a follower's refresh: the thread as the store has it, a new copy (untimed)
+        shown[0] = session_from_record(json.loads(record))
+
+    def follow() -> None:  # and the tab's copy it replaces lends it the digests it kept (persistence._replace)
+        shown[0].transcript.keep_remembered(transcript)
+        now()
+
+    figures = [(_best(now), _best(before)), (_best(now, join), _best(before, join)),
+               (_best(follow, read), _best(before, read))]
+    return rows, figures
 
 
 def main() -> None:
     """Print the table."""
     events = typed_runs(max(RUNS), deltas=20)
     print(f"paging.publish with full=True, best of {REPEATS} calls: this tree / before (the rows made whole)")
-    print(f"{'history rows':>13} | {'unchanged: now':>14} | {'before':>11} | {'ratio':>6} | "
-          f"{'one turn: now':>13} | {'before':>11} | {'ratio':>6}")
+    print(f"{'history rows':>13} | {'unchanged: now':>14} | {'before':>10} | {'ratio':>6} | "
+          f"{'one turn: now':>13} | {'before':>10} | {'ratio':>6} | {'follower: now':>13} | {'before':>10} | "
+          f"{'ratio':>6}")
     for runs in RUNS:
-        rows, same, same_before, joined, joined_before = measure(runs, events)
-        print(f"{rows:>13} | {us(same):>14} | {us(same_before)} | {same / same_before:6.3f} | "
-              f"{us(joined):>13} | {us(joined_before)} | {joined / joined_before:6.3f}")
+        rows, figures = measure(runs, events)
+        cells = [f"{us(now):>14} | {us(before)} | {now / before:6.3f}" for now, before in figures]
+        print(f"{rows:>13} | " + " | ".join(cells))
 
 
 if __name__ == "__main__":

@@ -313,6 +313,7 @@ async def refresh(chat: ChatLike, thread_id: str, known: int = 0, *, trust: bool
 def _replace(chat: ChatLike, mine: AgentSession, stored: StoredThread, pending_since: datetime | None) -> Fresh:
     """This state's copy replaced by the stored one; the answers only this copy holds (masked) carried over."""
     carry_answers(mine, stored.session)
+    stored.session.transcript.keep_remembered(mine.transcript)  # the history's rows are not made again
     stored.session.file_owner = chat._owner_key  # a run sends only its owner's stored files
     chat._sessions = {**chat._sessions, stored.session.thread_id: stored.session}
     return Fresh(replaced=True, busy=stored.in_flight, pending_since=pending_since)

@@ -214,3 +214,38 @@ async def test_a_publish_makes_only_the_rows_new_to_the_history(chat, agent, pag
     view.check()
     assert len(made) == before + 1 and len(view.sent) == sent + 1
     assert any(c.rejected for row in view.store.rows for c in row.tool_calls if c.id == call)
+
+
+async def test_a_copy_read_from_the_store_keeps_the_digests_of_the_rows_it_shares(chat, agent, page, monkeypatch):
+    """A follower replaces the tab's copy with the store's: the history's rows are not made again, a changed one is."""
+    import json
+
+    from interrupt_chat.agui.records import session_from_record, session_record
+    from interrupt_chat.model import views
+
+    tab, _ = await _long(chat, agent, page)
+    old = tab.session
+    made: list[Any] = []
+    digest = views.digest
+    monkeypatch.setattr(views, "digest", lambda row: made.append(row.id) or digest(row))
+
+    def read() -> Any:  # what a follower's read gives: the thread from its stored record
+        return session_from_record(json.loads(json.dumps(session_record(old)))).transcript
+
+    def history(transcript: Any) -> Any:
+        return paging.HistoryRows(transcript.messages[:transcript.tail_start], transcript)
+
+    new = read()
+    new.keep_remembered(old.transcript)
+    kept = history(new).digests()
+    assert kept == [digest(row) for row in history(new)]  # (made now, for the check)
+    assert len(made) == len(history(new)) - len(history(old.transcript))  # the old copy's tail only
+    assert len(history(old.transcript)) > 120
+    call = next(c for m in new.messages[:new.tail_start] for c in m.tool_call_ids)
+    changed = read()
+    changed.set_tool_call_rejected(call)  # the store's copy differs there
+    changed.keep_remembered(old.transcript)
+    made.clear()
+    history(changed).digests()
+    owner = next(m.id for m in changed.messages if call in m.tool_call_ids)
+    assert owner in made and len(made) == 1 + len(history(changed)) - len(history(old.transcript))

@@ -137,6 +137,20 @@ class Transcript:
         if view.id not in self._tail_ids:
             self._memo[view.id] = (view, key, value)
 
+    def keep_remembered(self, older: Transcript) -> None:
+        """Carry over what :meth:`remember` kept in ``older`` (this thread's copy before a read from the store).
+
+        Only for the history's messages that are the same here: an equal view whose tool calls are
+        equal too (a comparison, far cheaper than what was remembered: a row made and digested).
+        """
+        memo, calls, old_calls = older._memo, self.tool_calls, older.tool_calls
+        for view in self.messages[:self.tail_start]:
+            entry = memo.get(view.id)
+            if entry is None or view.id in self._repeated or entry[0] != view:
+                continue
+            if all(calls.get(call_id) == old_calls.get(call_id) for call_id in view.tool_call_ids):
+                self._memo[view.id] = (view, entry[1], entry[2])
+
     def mark_tail(self) -> None:
         """A run starts here: later messages form the tail; what is before is history."""
         if self.tail_start != len(self.messages):
