@@ -16,7 +16,7 @@ import reflex as rx
 
 from ..agui import AgentSession
 from ..model.history import PAGE_ROWS, HistoryDelta, HistoryFeed
-from ..model.views import HistoryRows, MessageRow, message_rows
+from ..model.views import HistoryRows, MessageRow
 from . import driver  # (which imports this module: its names are read when the handlers run)
 
 if TYPE_CHECKING:
@@ -27,8 +27,13 @@ __all__ = ["HistoryHandlers", "history_rows", "publish", "show_match"]
 
 def history_rows(session: AgentSession) -> list[MessageRow]:
     """Every row of the session's history: the turns before the current one."""
+    return _rows(session)[:]
+
+
+def _rows(session: AgentSession, frozen: Mapping[str, int] | None = None) -> HistoryRows:
+    """The history's rows, each made when read (``frozen``: as ``publish`` says)."""
     transcript = session.transcript
-    return message_rows(transcript.messages[:transcript.tail_start], transcript)
+    return HistoryRows(transcript.messages[:transcript.tail_start], transcript, session.thread_id, frozen)
 
 
 class Paged(Protocol):
@@ -67,17 +72,13 @@ def publish(chat: Paged, session: AgentSession, *, reset: bool = False,
     if not reset and feed.mark == mark:  # the rows the feed has (or sends) are the history's: none changed
         _send(chat, feed, None)
         return
-    history = transcript.messages[:transcript.tail_start]
-    rows = HistoryRows(history, transcript)  # made as read: the delta's rows; the digests are kept per message
+    rows = _rows(session)  # made as read: the delta's rows; the digests are kept per message
     feed.mark = mark
     if reset:
         _send(chat, feed, feed.reset(session.thread_id, rows, digests=rows.digests()))
         return
-
-    def as_drawn() -> HistoryRows:
-        return HistoryRows(history, transcript, session.thread_id, frozen)
-
-    _send(chat, feed, feed.update(session.thread_id, rows, as_drawn if frozen else None, digests=rows.digests()))
+    _send(chat, feed, feed.update(session.thread_id, rows, (lambda: _rows(session, frozen)) if frozen else None,
+                                  digests=rows.digests()))
 
 
 def show_match(chat: Paged, session: AgentSession, query: str) -> None:
@@ -125,5 +126,5 @@ class HistoryHandlers(rx.State, mixin=True):
         chat: ChatLike = await driver.ready(self, type(self))  # type: ignore[arg-type]
         feed = _feed(chat)
         if feed.thread_id == chat.thread_id and isinstance(index, int):  # ids come from the page
-            rows = history_rows(chat._session())
-            _send(chat, feed, feed.older(rows, index) if older else feed.newer(rows, index))
+            rows = _rows(chat._session())
+            _send(chat, feed, feed.older(rows, index) if older else feed.newer(rows, index))  # (one page made)
