@@ -34,11 +34,12 @@ import httpx  # noqa: E402
 import reflex as rx  # noqa: E402
 from reflex.istate.data import SessionData  # noqa: E402
 
+from interrupt_chat import identity  # noqa: E402
+
 ITEMS = 50
 OWNER = "bench-owner"
 AGENT_CODE = """
 import sys, uvicorn
-from interrupt_chat import identity
 from interrupt_chat.demo.agent import create_app
 uvicorn.run(create_app(delay=0.0), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
