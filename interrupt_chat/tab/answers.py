@@ -23,6 +23,7 @@ from ..model.cards import shown_hash, steps_answer
 from ..model.forms import FormError, check_answer, edited_approval, payload_from_form
 from ..model.requests import about
 from ..store.threads_db import ThreadDBError
+from ..workers import lane
 from ..workers.proxy_reads import tab_token
 from . import claims, driver, hooks, persistence, routing, saving, trail
 from .audits import Audit, expired_audits, waited_ms
@@ -53,30 +54,33 @@ async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | 
     that changed since is refused (§6.4).
     """
     chat_cls = config._chat()
-    async with config:
-        chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
-        if not config.active or chat.signed_out:  # S16: a configuration that did not take the set does nothing
-            return
-        thread_id = chat.thread_id
-        outcome, moved = await record(chat, thread_id, _expects(chat._sessions.get(thread_id), run_id), verb,
-                                      payload, interrupt_id,
-                                      lambda card_id, message: _set_card_error(config, card_id, message),
-                                      shown=shown)
-        payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
-        session = chat._session()
-        if outcome is None:
-            if moved:  # answered or run on in another tab: show where it stands instead
-                await driver.publish(chat, session, full=True)
-                await routing.route(config, chat_cls, session)
-            return
-        resume = None
-        if outcome.events is not None:  # claimed: the request leaves before the page is redrawn (0032)
-            resume = asyncio.ensure_future(conclude(config, chat_cls, session, outcome))
-            await asyncio.sleep(0)  # its first step writes the POST; its pushes wait for this lock
-        await driver.publish(chat, session, full=True, starting=outcome.events is not None)
-        await routing.route(config, chat_cls, session, keep_result=True)
-        config.submitting = outcome.events is not None
-    await (resume if resume is not None else conclude(config, chat_cls, session, outcome))
+    with lane.first() as hold:  # other chats' streams wait until the agent answers the resume (0037)
+        async with config:
+            chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
+            if not config.active or chat.signed_out:  # S16: a configuration that did not take the set does nothing
+                return
+            thread_id = chat.thread_id
+            outcome, moved = await record(chat, thread_id, _expects(chat._sessions.get(thread_id), run_id), verb,
+                                          payload, interrupt_id,
+                                          lambda card_id, message: _set_card_error(config, card_id, message),
+                                          shown=shown)
+            payload = None  # S23: the tracker holds it now, in memory only (the audit masks it when it writes)
+            session = chat._session()
+            if outcome is None:
+                if moved:  # answered or run on in another tab: show where it stands instead
+                    await driver.publish(chat, session, full=True)
+                    await routing.route(config, chat_cls, session)
+                return
+            resume = None
+            if outcome.events is not None:  # claimed: the request leaves before the page is redrawn (0032)
+                resume = asyncio.ensure_future(conclude(config, chat_cls, session, outcome))
+                await asyncio.sleep(0)  # its first step writes the POST; its pushes wait for this lock
+            await driver.publish(chat, session, full=True, starting=outcome.events is not None)
+            await routing.route(config, chat_cls, session, keep_result=True)
+            config.submitting = outcome.events is not None
+        if resume is None:
+            hold.close()  # nothing goes to the agent: the card is drawn, the audit entries can wait their turn
+        await (resume if resume is not None else conclude(config, chat_cls, session, outcome))
 
 
 def _still_shown(session: AgentSession, interrupt_id: str | None, shown: str) -> bool:

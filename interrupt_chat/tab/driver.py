@@ -12,6 +12,7 @@ reaches them, and so that liveness and orphans are the thread's, not a tab's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from ..agui.events import DELTA_TYPES, RUN_ENDS
 from ..agui.session import STOPPED
 from ..model.views import branch_nav, message_rows, people_error, regenerable, thread_rows, tool_rows, waiting_count
 from ..store import pools
-from ..workers import load, presence, runs, sync, traces
+from ..workers import lane, load, presence, runs, sync, traces
 from ..workers.load import PUSH_INTERVAL, PUSHES_PER_SECOND, WorkerLoad
 from ..workers.proxy_reads import behind, tab_token
 from . import answers, hooks, live, paging, pausing, persistence, routing, saving, streaming, trail
@@ -196,6 +197,8 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
     outbox = streaming.Outbox(session.thread_id)
 
     async def push(route: bool, text_only: bool = False) -> None:
+        if (held := lane.blocked()) is not None:  # a person's decision is on its way: it goes first (0037)
+            await held
         chunks = outbox.grown(session.transcript) if text_only and not _resync_asked(key) else None
         if chunks is not None:  # only frozen texts grew, and no resync waits: no lock (and no Redis round trip)
             await _emit(chunks)
@@ -213,11 +216,16 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
 
     throttle, shown_state = _Throttle(_to_tab(push, origin, owner, session), session.read_at), session.transcript.state
     span = traces.run_started(session)  # OpenTelemetry: interrupt_chat.run (a no-op without an SDK)
+    answered = False
     try:
         async for event in events:
-            if started is not None:
-                told, started = started, None
-                told()
+            if not answered:  # the agent answered the request: a person waiting for that waits no more
+                answered = True
+                lane.started()
+                if started is not None:
+                    started()
+            if (held := lane.blocked()) is not None:  # another person's decision goes first (0037)
+                await held
             moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
             shown_state = session.transcript.state
             await throttle.event(event, moved, session.read_ahead)
@@ -225,7 +233,9 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
         traces.run_ended(span, session)  # and a span per request it surfaced
-        call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
+        # a set that surfaces is a person's: the other chats' streams wait until it is drawn and told (0037)
+        with lane.first() if session.tracker.pending is not None else contextlib.nullcontext():
+            call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
     resuming = by_rule is not None and by_rule.events is not None
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)
         if notice and by_rule.events is not None:  # not saved: nothing is sent, the set opens again (S15)

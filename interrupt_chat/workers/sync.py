@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import reflex as rx
 
 from ..model.protocols import StateLike
-from . import runs
+from . import lane, runs
 from .proxy_reads import behind, tab_token
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ class Notice:
     step: str = ""
     revision: int = 0  # the thread's revision after the change, when the sender knows it (0: read it)
     trail: bool = False  # only the thread's audit trail changed (decisions recorded): the thread was not written
+    first: bool = False  # sent on a person's decision's way (a card surfaced, an answer): followed first (lane)
 
     def dumps(self) -> str:
         """The notice as JSON (what the channel carries)."""
@@ -77,7 +78,8 @@ class Notice:
         revision = raw.get("revision")
         return cls(owner=str(raw["owner"]), thread_id=str(raw["thread_id"]), origin=str(raw.get("origin") or ""),
                    rows=raw.get("rows"), step=str(raw.get("step") or ""),
-                   revision=revision if type(revision) is int and revision > 0 else 0, trail=raw.get("trail") is True)
+                   revision=revision if type(revision) is int and revision > 0 else 0, trail=raw.get("trail") is True,
+                   first=raw.get("first") is True)
 
     def then(self, later: Notice) -> Notice | None:
         """This notice and ``later`` (the next one for the same tab) as one, if one follower can do both; else None.
@@ -90,11 +92,14 @@ class Notice:
         if (later.owner, later.thread_id, later.rows is None) != (self.owner, self.thread_id, self.rows is None):
             return None
         if later.rows is not None or self.trail:
-            return later
-        if later.trail:
-            return self
-        known = max(self.revision, later.revision) if self.revision and later.revision else 0
-        return dataclasses.replace(later, revision=known)
+            joined = later
+        elif later.trail:
+            joined = self
+        else:
+            known = max(self.revision, later.revision) if self.revision and later.revision else 0
+            joined = dataclasses.replace(later, revision=known)
+        first = self.first or later.first  # either was on a person's decision's way: both are
+        return joined if joined.first == first else dataclasses.replace(joined, first=first)
 
 
 _watchers: OrderedDict[str, OrderedDict[str, Watch]] = OrderedDict()  # this process's tabs, by owner key
@@ -142,7 +147,7 @@ async def changed(owner: str, thread_id: str, origin: str = "", revision: int = 
     """
     if owner and thread_id:
         _last_live.pop((owner, thread_id), None)
-        await _send(Notice(owner, thread_id, origin, revision=revision, trail=trail))
+        await _send(Notice(owner, thread_id, origin, revision=revision, trail=trail, first=lane.holding()))
 
 
 async def live(owner: str, session: AgentSession, origin: str) -> None:
@@ -263,7 +268,7 @@ async def _follow(follower: Callable[[str, Watch, Notice], Coroutine[Any, Any, N
     try:
         while True:
             try:
-                await follower(token, seen, notice)
+                await _follow_one(follower, token, seen, notice)
             except Exception:  # (the follower logs its own): the next notice is followed all the same
                 log.exception("sync: a follower failed")
             waiting = _waiting.get(token)
@@ -272,6 +277,18 @@ async def _follow(follower: Callable[[str, Watch, Notice], Coroutine[Any, Any, N
             seen, notice = waiting.pop(0)
     finally:
         _waiting.pop(token, None)
+
+
+async def _follow_one(follower: Callable[[str, Watch, Notice], Coroutine[Any, Any, None]], token: str,
+                      seen: Watch, notice: Notice) -> None:
+    """A notice on a person's decision's way (a card, an answer) holds other chats' streams; others wait for it."""
+    if notice.first:
+        with lane.first():
+            await follower(token, seen, notice)
+        return
+    if (held := lane.blocked()) is not None:
+        await held
+    await follower(token, seen, notice)
 
 
 _tasks: set[asyncio.Task[None]] = set()

@@ -1,0 +1,146 @@
+"""A person's decision first: while one is on its way, the other chats' streams wait (docs/decisions/0037).
+
+A busy worker's event loop runs every chat's reads and pushes in turn; a click, or a card that
+surfaces, waits behind them at every step it yields (a database call, a lock, a push). Under
+:func:`first` (a hold) the streams of other chats stop at their next step (:func:`blocked`: a
+stream's next event, a push) until no hold is left, so the person's steps find the loop free. The
+code that runs under a hold, and every task it starts (its resume run), never waits.
+
+The holds are short (the click until the agent answers its resume, a card until it is drawn and the
+other tabs are told). However many follow each other, the streams wait at most :data:`MAX_HOLD` in
+one go, then go on for at least :data:`GRACE`: they are never starved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import weakref
+from collections.abc import Awaitable, Iterator
+
+__all__ = ["GRACE", "MAX_HOLD", "Hold", "blocked", "first", "holding", "started"]
+
+MAX_HOLD = 0.25  # seconds the streams wait at most in one go
+GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
+
+_HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("interrupt_chat_person_hold", default=None)
+_stopped = 0  # the loops whose streams wait now (a fast path for every stream's step)
+
+
+class _Gate:
+    """One loop's holds, and the future the streams wait on while any is open."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.holds = 0
+        self.clear: asyncio.Future[None] | None = None  # while the streams wait: done when they may go
+        self.timer: asyncio.TimerHandle | None = None  # the hold's end (MAX_HOLD), or the grace's
+        self.free_until = 0.0  # after a hold that ran out: the streams go until then
+
+    def opened(self) -> None:
+        self.holds += 1
+        if self.clear is None and self.timer is None:
+            self._stop()
+
+    def closed(self) -> None:
+        self.holds -= 1
+        if not self.holds:
+            self._go()
+
+    def _stop(self) -> None:
+        global _stopped
+        if self.loop.time() < self.free_until:  # the streams' grace: a hold stops them after it
+            self.timer = self.loop.call_at(self.free_until, self._again)
+            return
+        self.clear = self.loop.create_future()
+        _stopped += 1
+        self.timer = self.loop.call_later(MAX_HOLD, self._ran_out)
+
+    def _go(self) -> None:
+        global _stopped
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        clear, self.clear = self.clear, None
+        if clear is not None:
+            _stopped -= 1
+            if not clear.done():
+                clear.set_result(None)
+
+    def _ran_out(self) -> None:
+        self.timer = None
+        self._go()
+        self.free_until = self.loop.time() + GRACE
+        if self.holds:
+            self.timer = self.loop.call_at(self.free_until, self._again)
+
+    def _again(self) -> None:
+        self.timer = None
+        if self.holds and self.clear is None:
+            self._stop()
+
+
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate] = weakref.WeakKeyDictionary()
+
+
+class Hold:
+    """A person's action on its way on this loop, until :meth:`close` (closing twice is closing once)."""
+
+    __slots__ = ("_gate", "open")
+
+    def __init__(self, gate: _Gate) -> None:
+        """Open a hold on ``gate``'s loop: its streams stop at their next step (after a grace, if one runs)."""
+        self._gate, self.open = gate, True
+        gate.opened()
+
+    def close(self) -> None:
+        """The person's action is through: when no other hold is open, the streams go on."""
+        if self.open:
+            self.open = False
+            self._gate.closed()
+
+
+@contextlib.contextmanager
+def first() -> Iterator[Hold]:
+    """Hold the other chats' streams while this block runs (and until :func:`started`, if that comes first).
+
+    The block, and the tasks started in it, are a person's: they never wait at :func:`blocked`.
+    """
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = _Gate(loop)
+    hold = Hold(gate)
+    token = _HOLD.set(hold)
+    try:
+        yield hold
+    finally:
+        hold.close()
+        _HOLD.reset(token)
+
+
+def started() -> None:
+    """The run this context's person started has its answer's first event: their hold ends (if any)."""
+    hold = _HOLD.get()
+    if hold is not None:
+        hold.close()
+
+
+def holding() -> bool:
+    """Whether this context's hold is open: what it does now is a person's decision on its way."""
+    hold = _HOLD.get()
+    return hold is not None and hold.open
+
+
+def blocked() -> Awaitable[None] | None:
+    """What a stream's next step waits for: None unless a person's hold stops the streams on this loop.
+
+    Called at every step of every stream: without a hold anywhere it reads one global.
+    """
+    if not _stopped or _HOLD.get() is not None:
+        return None
+    gate = _gates.get(asyncio.get_running_loop())
+    if gate is None or gate.clear is None:
+        return None
+    return asyncio.shield(gate.clear)  # a waiter that is cancelled does not cancel the others' wait
