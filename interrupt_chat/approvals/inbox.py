@@ -37,7 +37,8 @@ from ..store import inbox as store_inbox
 from ..store.threads_db import ThreadDBError
 from ..tab import driver, persistence, routing
 from ..tab.answers import CALL_CHANGED, conclude, record
-from ..workers import sync
+from ..workers import lane, sync
+from ..workers.proxy_reads import tab_token
 from . import risks, rule_answers
 from .bulk import decide_all, item_key
 from .people import deciding as people_deciding
@@ -325,48 +326,51 @@ async def answer(state: StateLike, chat_cls: type[ChatLike], verb: str, thread_i
     newest set); a thread it did not show answers nothing. The thread must be one of the owner's
     (ids come from the page). ``shown``: the card's ``call_hash`` (§6.4; not checked here yet).
     """
-    async with state:
-        chat = await driver.ready(state, chat_cls)
-        asker = chat._inbox_foreign.get(thread_id) if not chat.signed_out else None
-    if asker is not None:  # someone else's request, assigned to this person (people)
-        refusal = await people_deciding.as_assignee(chat._owner_key, chat_cls, asker, thread_id,
-                                                    str(interrupt_id or ""), run_id, verb, payload, shown=shown)
-        payload = None  # S23
+    with lane.first(tab_token(state)) as hold:  # other chats' streams wait till the agent has the resume (0037)
         async with state:
             chat = await driver.ready(state, chat_cls)
-            await fill(chat)
-            if refusal:
-                _card_error(chat, thread_id, str(interrupt_id or ""), refusal)
-        return
-    async with state:
-        chat = await driver.ready(state, chat_cls)
-        copy = await persistence.load_thread(chat, thread_id)
-        if copy is None or copy.tracker.pending is None:
-            await fill(chat)
-            return
-        expected = run_id if run_id else chat._inbox_runs.get(thread_id)
-        if expected is None:  # no run named, and no row of it shown: never take the newest set for it
-            await fill(chat)
-            _card_error(chat, thread_id, str(interrupt_id or ""), NOT_SHOWN)
-            return
-        outcome, _moved = await record(chat, thread_id, lambda pending: pending is not None and
-                                       (pending.run_id or "") == expected, verb, payload, interrupt_id,
-                                       lambda card_id, message: _card_error(chat, thread_id, card_id, message),
-                                       shown=shown)
-        payload = None  # S23: the tracker holds it now, in memory only
-        session = chat._sessions.get(thread_id)
-        if outcome is None or session is None:
-            if _moved:
+            asker = chat._inbox_foreign.get(thread_id) if not chat.signed_out else None
+        if asker is not None:  # someone else's request, assigned to this person (people)
+            refusal = await people_deciding.as_assignee(chat._owner_key, chat_cls, asker, thread_id,
+                                                        str(interrupt_id or ""), run_id, verb, payload, shown=shown)
+            payload = None  # S23
+            async with state:
+                chat = await driver.ready(state, chat_cls)
                 await fill(chat)
-                if chat.notice == CALL_CHANGED:  # the new call is listed: say why the answer was not sent
-                    _card_error(chat, thread_id, str(interrupt_id or ""), CALL_CHANGED)
+                if refusal:
+                    _card_error(chat, thread_id, str(interrupt_id or ""), refusal)
             return
-        if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
-            await driver.publish(chat, session, full=True, starting=outcome.events is not None)
-            await routing.route(state, chat_cls, session, keep_result=True)
-        await fill(chat)
-    await conclude(state, chat_cls, session, outcome)
-    await load(state, chat_cls)
+        async with state:
+            chat = await driver.ready(state, chat_cls)
+            copy = await persistence.load_thread(chat, thread_id)
+            if copy is None or copy.tracker.pending is None:
+                await fill(chat)
+                return
+            expected = run_id if run_id else chat._inbox_runs.get(thread_id)
+            if expected is None:  # no run named, and no row of it shown: never take the newest set for it
+                await fill(chat)
+                _card_error(chat, thread_id, str(interrupt_id or ""), NOT_SHOWN)
+                return
+            outcome, _moved = await record(chat, thread_id, lambda pending: pending is not None and
+                                           (pending.run_id or "") == expected, verb, payload, interrupt_id,
+                                           lambda card_id, message: _card_error(chat, thread_id, card_id, message),
+                                           shown=shown)
+            payload = None  # S23: the tracker holds it now, in memory only
+            session = chat._sessions.get(thread_id)
+            if outcome is None or session is None:
+                if _moved:
+                    await fill(chat)
+                    if chat.notice == CALL_CHANGED:  # the new call is listed: say why the answer was not sent
+                        _card_error(chat, thread_id, str(interrupt_id or ""), CALL_CHANGED)
+                return
+            if chat.thread_id == thread_id:  # the chat shows this thread: keep it in step
+                await driver.publish(chat, session, full=True, starting=outcome.events is not None)
+                await routing.route(state, chat_cls, session, keep_result=True)
+            await fill(chat)
+        if outcome.events is None:
+            hold.close()  # nothing goes to the agent: the card is drawn
+        await conclude(state, chat_cls, session, outcome)
+        await load(state, chat_cls)
 
 
 async def submit_form(state: StateLike, chat_cls: type[ChatLike], form_data: dict[str, Any]) -> None:

@@ -54,7 +54,7 @@ async def answer(config: SlotLike, verb: str, payload: Any, interrupt_id: str | 
     that changed since is refused (§6.4).
     """
     chat_cls = config._chat()
-    with lane.first() as hold:  # other chats' streams wait until the agent answers the resume (0037)
+    with lane.first(tab_token(config)) as hold:  # other chats' streams wait till the agent has the resume (0037)
         async with config:
             chat = await driver.ready(config, chat_cls)  # a click on a card a backend restart left on screen
             if not config.active or chat.signed_out:  # S16: a configuration that did not take the set does nothing

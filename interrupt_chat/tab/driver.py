@@ -234,7 +234,7 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
         await events.aclose()  # stopped mid-stream: end the run now
         traces.run_ended(span, session)  # and a span per request it surfaced
         # a set that surfaces is a person's: the other chats' streams wait until it is drawn and told (0037)
-        with lane.first() if session.tracker.pending is not None else contextlib.nullcontext():
+        with lane.first(session.thread_id) if session.tracker.pending is not None else contextlib.nullcontext():
             call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
     resuming = by_rule is not None and by_rule.events is not None
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)

@@ -8,7 +8,9 @@ code that runs under a hold, and every task it starts (its resume run), never wa
 
 The holds are short (the click until the agent answers its resume, a card until it is drawn and the
 other tabs are told). However many follow each other, the streams wait at most :data:`MAX_HOLD` in
-one go, then go on for at least :data:`GRACE`: they are never starved.
+one go, then go on for at least :data:`GRACE`: they are never starved. A browser can send any event
+at any rate, so one tab (a hold's ``key``) opens at most one hold per :data:`KEY_GAP`; what it does
+meanwhile is still a person's and never waits, it just stops nobody.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import contextvars
 import weakref
 from collections.abc import Awaitable, Iterator
 
-__all__ = ["GRACE", "MAX_HOLD", "Hold", "blocked", "first", "holding", "started"]
+__all__ = ["GRACE", "KEY_GAP", "MAX_HOLD", "Hold", "blocked", "first", "holding", "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
+KEY_GAP = 1.0  # seconds between two holds of one key (a tab): a flood of clicks stops the streams once
+MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past)
 
 _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("interrupt_chat_person_hold", default=None)
 _stopped = 0  # the loops whose streams wait now (a fast path for every stream's step)
@@ -37,6 +41,7 @@ class _Gate:
         self.clear: asyncio.Future[None] | None = None  # while the streams wait: done when they may go
         self.timer: asyncio.TimerHandle | None = None  # the hold's end (MAX_HOLD), or the grace's
         self.free_until = 0.0  # after a hold that ran out: the streams go until then
+        self.keys: dict[str, float] = {}  # a key's last hold: when it opened (oldest first)
 
     def opened(self) -> None:
         self.holds += 1
@@ -89,10 +94,14 @@ class Hold:
 
     __slots__ = ("_gate", "open")
 
-    def __init__(self, gate: _Gate) -> None:
-        """Open a hold on ``gate``'s loop: its streams stop at their next step (after a grace, if one runs)."""
-        self._gate, self.open = gate, True
-        gate.opened()
+    def __init__(self, gate: _Gate, stops: bool = True) -> None:
+        """Open a hold on ``gate``'s loop: its streams stop at their next step (after a grace, if one runs).
+
+        ``stops``: False for a person's code that stops nobody (its key's gap): closed from the start.
+        """
+        self._gate, self.open = gate, stops
+        if stops:
+            gate.opened()
 
     def close(self) -> None:
         """The person's action is through: when no other hold is open, the streams go on."""
@@ -102,22 +111,37 @@ class Hold:
 
 
 @contextlib.contextmanager
-def first() -> Iterator[Hold]:
+def first(key: str = "") -> Iterator[Hold]:
     """Hold the other chats' streams while this block runs (and until :func:`started`, if that comes first).
 
     The block, and the tasks started in it, are a person's: they never wait at :func:`blocked`.
+    ``key``: whose action it is (a tab's token, a run's thread): one hold per :data:`KEY_GAP` each.
     """
     loop = asyncio.get_running_loop()
     gate = _gates.get(loop)
     if gate is None:
         gate = _gates[loop] = _Gate(loop)
-    hold = Hold(gate)
+    hold = Hold(gate, _may_stop(gate, key))
     token = _HOLD.set(hold)
     try:
         yield hold
     finally:
         hold.close()
         _HOLD.reset(token)
+
+
+def _may_stop(gate: _Gate, key: str) -> bool:
+    """Whether ``key`` may open a hold now (its last is :data:`KEY_GAP` old), and if so, that it did."""
+    if not key:
+        return True
+    now, keys = gate.loop.time(), gate.keys
+    if now - keys.get(key, -KEY_GAP) < KEY_GAP:
+        return False
+    keys.pop(key, None)
+    keys[key] = now  # (the newest last: the first are the oldest)
+    while len(keys) > MAX_KEYS:
+        del keys[next(iter(keys))]
+    return True
 
 
 def started() -> None:

@@ -1,0 +1,217 @@
+"""A person's decision first (issue 45, docs/decisions/0037): other chats' streams wait while one is on its way.
+
+The gate on its own (holds, the bound and the grace, cancellation, the person's own tasks), then the
+real chat: another chat's run stops at its next event under a hold and finishes after it; a person's
+run goes on; a click holds until the agent has its resume; a surfacing card's notice is followed first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import Iterator
+
+import pytest
+
+import interrupt_chat as ic
+from interrupt_chat.demo.agent import DemoStore, create_app
+from interrupt_chat.workers import lane, sync
+from interrupt_chat.workers.sync import Notice
+from tests.unit.agents import serve_in_thread
+from tests.unit.tabs import database_fixture  # noqa: F401 - fixtures
+from tests.unit.test_consistency import Tab
+
+
+async def _turns(n: int = 5) -> None:
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
+async def test_a_stream_waits_while_a_hold_is_open_and_goes_when_it_closes(monkeypatch):
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    assert lane.blocked() is None  # no hold anywhere
+    with lane.first() as hold:
+        assert lane.holding() and lane.blocked() is None  # the person's own code never waits
+
+        async def stream() -> None:
+            assert not lane.holding()
+            held = lane.blocked()
+            assert held is not None
+            await held
+
+        waiter = asyncio.get_running_loop().create_task(stream(), context=contextvars.Context())
+        await _turns()
+        assert not waiter.done()
+        hold.close()
+        await asyncio.wait_for(waiter, 5)
+    assert not lane.holding() and lane.blocked() is None
+
+
+async def test_two_holds_release_the_streams_when_both_are_closed(monkeypatch):
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    with lane.first() as one:
+        other = loop.create_task(_hold_until(asyncio.Event()), context=contextvars.Context())
+        await _turns()
+        waiter = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+        await _turns()
+        one.close()
+        await _turns()
+        assert not waiter.done()  # the other hold is still open
+        other.cancel()  # its block ends: its hold closes
+        await asyncio.wait_for(waiter, 5)
+
+
+async def _hold_until(done: asyncio.Event) -> None:
+    with lane.first():
+        await done.wait()
+
+
+async def _wait_if_blocked() -> bool:
+    held = lane.blocked()
+    if held is None:
+        return False
+    await held
+    return True
+
+
+async def test_a_hold_stops_the_streams_for_max_hold_at_most_then_they_go_for_the_grace(monkeypatch):
+    monkeypatch.setattr(lane, "MAX_HOLD", 0.05)
+    monkeypatch.setattr(lane, "GRACE", 1.0)
+    loop = asyncio.get_running_loop()
+    with lane.first() as hold:
+        waiter = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+        assert await asyncio.wait_for(waiter, 5) is True  # released by the bound, the hold still open
+        again = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+        assert await again is False  # the grace: the streams go on
+        monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+        async with asyncio.timeout(5):
+            while contextvars.Context().run(lane.blocked) is None:  # the grace over, the hold open: stopped again
+                await asyncio.sleep(0.02)
+        third = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+        await _turns()
+        assert not third.done()
+        hold.close()
+        assert await asyncio.wait_for(third, 5) is True
+    assert all(gate.timer is None and gate.clear is None for gate in lane._gates.values())
+
+
+async def test_a_cancelled_waiter_does_not_release_the_others(monkeypatch):
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    with lane.first() as hold:
+        first = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+        second = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+        await _turns()
+        first.cancel()
+        await _turns()
+        assert first.cancelled() and not second.done()
+        hold.close()
+        assert await asyncio.wait_for(second, 5) is True
+
+
+async def test_started_ends_the_hold_of_the_person_whose_task_it_is(monkeypatch):
+    """The resume run, a task started in the click's hold, ends it once the agent answered."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    with lane.first() as hold:
+        async def resume() -> bool:
+            assert lane.holding() and lane.blocked() is None
+            lane.started()
+            return lane.holding()
+
+        assert await loop.create_task(resume()) is False
+        assert not hold.open
+        assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
+
+
+async def test_one_key_opens_one_hold_per_gap_and_its_code_still_never_waits(monkeypatch):
+    """A flood of one tab's clicks stops the streams once a gap; its own code is a person's all the same."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    with lane.first("tab-1") as one:
+        assert one.open
+        with lane.first("tab-1") as again:
+            assert not again.open and not lane.holding() and lane.blocked() is None
+        one.close()
+    with lane.first("tab-1") as third:  # within the gap: it stops nobody
+        assert not third.open
+        assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
+    with lane.first("tab-2") as other:  # another tab's does
+        assert other.open
+    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    gate.keys["tab-1"] -= lane.KEY_GAP  # the gap has passed
+    with lane.first("tab-1") as later:
+        assert later.open
+
+
+def test_a_notice_on_a_decisions_way_stays_first_when_joined_and_over_the_wire():
+    first, later = Notice("o", "t", revision=3, first=True), Notice("o", "t", revision=4)
+    assert first.then(later) == Notice("o", "t", revision=4, first=True)
+    assert later.then(first) == Notice("o", "t", revision=4, first=True)
+    assert first.then(Notice("o", "t", trail=True)) == first
+    assert Notice.loads(first.dumps()).first and not Notice.loads(later.dumps()).first
+    assert Notice.loads('{"owner": "o", "thread_id": "t", "first": "yes"}').first is False
+
+
+# -- the real chat: the demo agent over loopback, tabs as state trees ------------------------------------------
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[tuple[str, DemoStore]]:
+    app = create_app(delay=0.01)
+    with serve_in_thread(app) as base:
+        yield f"{base}/", app.state.store
+
+
+async def test_another_chats_run_waits_under_a_hold_and_finishes_after_it(agent, database, monkeypatch):
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    url, store = agent
+    other = await Tab(ic.Chat(url, name="lane-other").state, store, owner="lane-other").load()
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        with lane.first():
+            await release.wait()
+
+    holder = asyncio.create_task(hold())
+    await asyncio.sleep(0)  # the hold is open
+    sending = asyncio.create_task(other.send("hello"))
+    while not store.records(other.chat.thread_id):  # the other chat's request reached the agent
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.3)
+    assert not sending.done()  # stopped at its run's first event while the hold is open
+    assert not [m for m in other.session.transcript.messages if m.role == "assistant" and m.content]
+    release.set()
+    await asyncio.wait_for(holder, 5)
+    await asyncio.wait_for(sending, 30)
+    [*_, last] = other.session.transcript.messages
+    assert last.role == "assistant" and last.content
+
+
+async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_followed_first(agent, database,
+                                                                                         monkeypatch):
+    url, store = agent
+    events: list[tuple[str, float]] = []
+    opened, closed = lane._Gate.opened, lane._Gate.closed
+    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", time.time())), opened(gate))[1])
+    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", time.time())), closed(gate))[1])
+    sent: list[Notice] = []
+    send = sync._send
+
+    async def capture(notice: Notice) -> None:
+        sent.append(notice)
+        await send(notice)
+
+    monkeypatch.setattr(sync, "_send", capture)
+    tab = await Tab(ic.Chat(url, name="lane-click").state, store, owner="lane-click").load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    assert [kind for kind, _ in events] == ["open", "close"]  # the card surfacing
+    assert [n.first for n in sent if n.rows is None and not n.trail][-1] is True  # its notice: followed first
+    del events[:], sent[:]
+    await tab.resolve({"approved": True}, interrupt_id)
+    resumes = [r for r in store.records(tab.chat.thread_id) if r.get("resume")]
+    assert len(resumes) == 1 and [kind for kind, _ in events] == ["open", "close"]
+    assert all(gate.holds == 0 and gate.clear is None for gate in lane._gates.values())
+    assert any(n.first for n in sent)  # the claim's notice, on the click's way
