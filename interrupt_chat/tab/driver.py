@@ -214,21 +214,10 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
         await _emit(chunks)
         await sync.live(owner, session, origin)  # the owner's other tabs that show this thread
 
-    throttle, shown_state = _Throttle(_to_tab(push, origin, owner, session), session.read_at), session.transcript.state
+    throttle = _Throttle(_to_tab(push, origin, owner, session), session.read_at)
     span = traces.run_started(session)  # OpenTelemetry: interrupt_chat.run (a no-op without an SDK)
-    answered = False
     try:
-        async for event in events:
-            if not answered:  # the agent answered the request: a person waiting for that waits no more
-                answered = True
-                lane.started()
-                if started is not None:
-                    started()
-            if (held := lane.blocked()) is not None:  # another person's decision goes first (0037)
-                await held
-            moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
-            shown_state = session.transcript.state
-            await throttle.event(event, moved, session.read_ahead)
+        await _show(session, events, throttle, started)
     finally:
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
@@ -248,6 +237,23 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
     await routing.settle(state, chat_cls, call)
     if session.needs_handlers and not session.running:  # S30: server-side tools answer, then the run goes on
         await drive(state, chat_cls, session, session.answer_handlers(), owner)
+
+
+async def _show(session: AgentSession, events: AsyncGenerator[BaseEvent, None], throttle: _Throttle,
+                started: Callable[[], None] | None) -> None:
+    """Each event of the run to the throttle; ``started`` (and a person's hold ends) once the agent answered."""
+    shown_state, answered = session.transcript.state, False
+    async for event in events:
+        if not answered:  # the agent answered the request: a person waiting for that waits no more
+            answered = True
+            lane.started()
+            if started is not None:
+                started()
+        if (held := lane.blocked()) is not None:  # another person's decision goes first (0037)
+            await held
+        moved = session.transcript.state is not shown_state  # e.g. a predicted argument (S33): not text only
+        shown_state = session.transcript.state
+        await throttle.event(event, moved, session.read_ahead)
 
 
 async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession, outbox: streaming.Outbox,
