@@ -222,9 +222,7 @@ async def drive(state: StateLike, chat_cls: type[ChatLike], session: AgentSessio
         await throttle.close()
         await events.aclose()  # stopped mid-stream: end the run now
         traces.run_ended(span, session)  # and a span per request it surfaced
-        # a set that surfaces is a person's: the other chats' streams wait until it is drawn and told (0037)
-        with lane.first(session.thread_id) if session.tracker.pending is not None else contextlib.nullcontext():
-            call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
+        call, by_rule, notice = await _end(state, chat_cls, session, outbox, owner, key, origin)
     resuming = by_rule is not None and by_rule.events is not None
     if by_rule is not None:  # P2: the policy's audit entries, then its resume (under this run's claim)
         if notice and by_rule.events is not None:  # not saved: nothing is sent, the set opens again (S15)
@@ -264,9 +262,11 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     A set that surfaces is a person's to answer: its database calls go ahead of other chats' (decision 0029).
     """
     asks = session.tracker.pending is not None and not session.running
-    call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
-    resuming = by_rule is not None and by_rule.events is not None
-    notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with this thread
+    # a set that surfaces is a person's: the other chats' streams wait until it is drawn and told (0037)
+    with lane.first(session.thread_id) if asks else contextlib.nullcontext():
+        call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
+        resuming = by_rule is not None and by_rule.events is not None
+        notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with it
     if asks and not notice:  # (its save listed nothing: the notice the other tabs wait for went first)
         summaries = await saving.summaries(owner)
     async with state:

@@ -16,16 +16,18 @@ meanwhile is still a person's and never waits, it just stops nobody.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import weakref
 from collections.abc import Awaitable, Iterator
 
-__all__ = ["GRACE", "KEY_GAP", "MAX_HOLD", "Hold", "blocked", "first", "holding", "started"]
+__all__ = ["GRACE", "KEY_GAP", "MAX_HOLD", "RELEASE_EACH_TURN", "Hold", "blocked", "first", "holding", "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
 KEY_GAP = 1.0  # seconds between two holds of one key (a tab): a flood of clicks stops the streams once
+RELEASE_EACH_TURN = 8  # streams let go per turn of the loop when the holds end
 MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past)
 
 _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("interrupt_chat_person_hold", default=None)
@@ -33,19 +35,20 @@ _stopped = 0  # the loops whose streams wait now (a fast path for every stream's
 
 
 class _Gate:
-    """One loop's holds, and the future the streams wait on while any is open."""
+    """One loop's holds, and the streams waiting for them to end (released a few per turn of the loop)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.holds = 0
-        self.clear: asyncio.Future[None] | None = None  # while the streams wait: done when they may go
+        self.stopped = False  # the streams wait now
+        self.waiting: collections.deque[asyncio.Future[None]] = collections.deque()  # oldest first
         self.timer: asyncio.TimerHandle | None = None  # the hold's end (MAX_HOLD), or the grace's
         self.free_until = 0.0  # after a hold that ran out: the streams go until then
         self.keys: dict[str, float] = {}  # a key's last hold: when it opened (oldest first)
 
     def opened(self) -> None:
         self.holds += 1
-        if self.clear is None and self.timer is None:
+        if not self.stopped and self.timer is None:
             self._stop()
 
     def closed(self) -> None:
@@ -53,12 +56,18 @@ class _Gate:
         if not self.holds:
             self._go()
 
+    def wait(self) -> asyncio.Future[None]:
+        """A stream's wait: done when the holds end (its own future: cancelling it cancels nothing else)."""
+        waiter = self.loop.create_future()
+        self.waiting.append(waiter)
+        return waiter
+
     def _stop(self) -> None:
         global _stopped
         if self.loop.time() < self.free_until:  # the streams' grace: a hold stops them after it
             self.timer = self.loop.call_at(self.free_until, self._again)
             return
-        self.clear = self.loop.create_future()
+        self.stopped = True
         _stopped += 1
         self.timer = self.loop.call_later(MAX_HOLD, self._ran_out)
 
@@ -67,11 +76,25 @@ class _Gate:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
-        clear, self.clear = self.clear, None
-        if clear is not None:
+        if self.stopped:
+            self.stopped = False
             _stopped -= 1
-            if not clear.done():
-                clear.set_result(None)
+            self._release()
+
+    def _release(self) -> None:
+        """Let :data:`RELEASE_EACH_TURN` waiting streams go, the next ones at the loop's next turn.
+
+        Not all at once: what the streams have to catch up on would come as one burst, and the
+        person's next steps (the card's drawing, the other tab) would wait behind all of it.
+        """
+        waiting, released = self.waiting, 0
+        while waiting and released < RELEASE_EACH_TURN and not self.stopped:
+            waiter = waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                released += 1
+        if waiting and not self.stopped:
+            self.loop.call_soon(self._release)
 
     def _ran_out(self) -> None:
         self.timer = None
@@ -82,7 +105,7 @@ class _Gate:
 
     def _again(self) -> None:
         self.timer = None
-        if self.holds and self.clear is None:
+        if self.holds and not self.stopped:
             self._stop()
 
 
@@ -165,6 +188,6 @@ def blocked() -> Awaitable[None] | None:
     if not _stopped or _HOLD.get() is not None:
         return None
     gate = _gates.get(asyncio.get_running_loop())
-    if gate is None or gate.clear is None:
+    if gate is None or not gate.stopped:
         return None
-    return asyncio.shield(gate.clear)  # a waiter that is cancelled does not cancel the others' wait
+    return gate.wait()

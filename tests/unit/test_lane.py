@@ -94,7 +94,7 @@ async def test_a_hold_stops_the_streams_for_max_hold_at_most_then_they_go_for_th
         assert not third.done()
         hold.close()
         assert await asyncio.wait_for(third, 5) is True
-    assert all(gate.timer is None and gate.clear is None for gate in lane._gates.values())
+    assert all(gate.timer is None and not gate.stopped for gate in lane._gates.values())
 
 
 async def test_a_cancelled_waiter_does_not_release_the_others(monkeypatch):
@@ -124,6 +124,21 @@ async def test_started_ends_the_hold_of_the_person_whose_task_it_is(monkeypatch)
         assert await loop.create_task(resume()) is False
         assert not hold.open
         assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
+
+
+async def test_the_streams_are_let_go_a_few_per_turn_of_the_loop_in_the_order_they_came(monkeypatch):
+    """Not as one burst: the person's next steps get turns of the loop between them."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    with lane.first() as hold:
+        waiters = [contextvars.Context().run(lane.blocked) for _ in range(20)]
+        assert all(isinstance(w, asyncio.Future) and not w.done() for w in waiters)
+        waiters[1].cancel()  # a stream that stopped waiting: skipped, nobody else's wait ends with it
+        hold.close()
+        assert [w.done() for w in waiters] == [True] * 9 + [False] * 11  # eight let go, and the cancelled one
+        await asyncio.sleep(0)
+        assert [w.done() for w in waiters] == [True] * 17 + [False] * 3
+        await _turns(3)
+        assert all(w.done() for w in waiters)
 
 
 async def test_one_key_opens_one_hold_per_gap_and_its_code_still_never_waits(monkeypatch):
@@ -213,5 +228,5 @@ async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_follow
     await tab.resolve({"approved": True}, interrupt_id)
     resumes = [r for r in store.records(tab.chat.thread_id) if r.get("resume")]
     assert len(resumes) == 1 and [kind for kind, _ in events] == ["open", "close"]
-    assert all(gate.holds == 0 and gate.clear is None for gate in lane._gates.values())
+    assert all(gate.holds == 0 and not gate.stopped for gate in lane._gates.values())
     assert any(n.first for n in sent)  # the claim's notice, on the click's way
