@@ -22,12 +22,11 @@ import contextvars
 import weakref
 from collections.abc import Awaitable, Iterator
 
-__all__ = ["GRACE", "KEY_GAP", "MAX_HOLD", "RELEASE_EACH_TURN", "Hold", "blocked", "first", "holding", "started"]
+__all__ = ["GRACE", "KEY_GAP", "MAX_HOLD", "Hold", "blocked", "first", "holding", "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
 KEY_GAP = 1.0  # seconds between two holds of one key (a tab): a flood of clicks stops the streams once
-RELEASE_EACH_TURN = 8  # streams let go per turn of the loop when the holds end
 MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past)
 
 _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("interrupt_chat_person_hold", default=None)
@@ -35,7 +34,7 @@ _stopped = 0  # the loops whose streams wait now (a fast path for every stream's
 
 
 class _Gate:
-    """One loop's holds, and the streams waiting for them to end (released a few per turn of the loop)."""
+    """One loop's holds, and the streams waiting for them to end."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -82,19 +81,15 @@ class _Gate:
             self._release()
 
     def _release(self) -> None:
-        """Let :data:`RELEASE_EACH_TURN` waiting streams go, the next ones at the loop's next turn.
+        """Let every waiting stream go, in the order they stopped.
 
-        Not all at once: what the streams have to catch up on would come as one burst, and the
-        person's next steps (the card's drawing, the other tab) would wait behind all of it.
+        All at once: let go a few per turn of the loop, the last of 300 waited a second more on a
+        busy worker, and the person gained nothing for it (docs/decisions/0037).
         """
-        waiting, released = self.waiting, 0
-        while waiting and released < RELEASE_EACH_TURN and not self.stopped:
-            waiter = waiting.popleft()
-            if not waiter.done():
+        waiting, self.waiting = self.waiting, collections.deque()
+        for waiter in waiting:
+            if not waiter.done():  # (a stream cancelled meanwhile)
                 waiter.set_result(None)
-                released += 1
-        if waiting and not self.stopped:
-            self.loop.call_soon(self._release)
 
     def _ran_out(self) -> None:
         self.timer = None
