@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -205,10 +204,14 @@ async def test_another_chats_run_waits_under_a_hold_and_finishes_after_it(agent,
 async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_followed_first(agent, database,
                                                                                          monkeypatch):
     url, store = agent
-    events: list[tuple[str, float]] = []
+    events: list[tuple[str, int]] = []  # each hold's open and close, and the resumes the agent had by then
     opened, closed = lane._Gate.opened, lane._Gate.closed
-    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", time.time())), opened(gate))[1])
-    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", time.time())), closed(gate))[1])
+
+    def had() -> int:
+        return len([r for r in store.records() if r.get("resume")])
+
+    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
+    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
     sent: list[Notice] = []
     send = sync._send
 
@@ -223,8 +226,9 @@ async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_follow
     assert [kind for kind, _ in events] == ["open", "close"]  # the card surfacing
     assert [n.first for n in sent if n.rows is None and not n.trail][-1] is True  # its notice: followed first
     del events[:], sent[:]
+    before = had()
     await tab.resolve({"approved": True}, interrupt_id)
     resumes = [r for r in store.records(tab.chat.thread_id) if r.get("resume")]
-    assert len(resumes) == 1 and [kind for kind, _ in events] == ["open", "close"]
+    assert len(resumes) == 1 and events == [("open", before), ("close", before + 1)]  # closed once the agent had it
     assert all(gate.holds == 0 and not gate.stopped for gate in lane._gates.values())
     assert any(n.first for n in sent)  # the claim's notice, on the click's way
