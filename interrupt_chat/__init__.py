@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from .tab.endpoint import set_default_agent_url
     from .tab.tools import FrontendToolState
     from .workers.emit_tuning import tune_emit
+    from .workers.event_tuning import tune_events
     from .workers.gc_tuning import tune_gc
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "slack_routes",
     "thread_list",
     "tune_emit",
+    "tune_events",
     "tune_gc",
 ]
 
@@ -97,6 +99,7 @@ _LAZY = {
     "metrics_routes": "interrupt_chat.approvals.metrics",
     "tune_gc": "interrupt_chat.workers.gc_tuning",
     "tune_emit": "interrupt_chat.workers.emit_tuning",
+    "tune_events": "interrupt_chat.workers.event_tuning",
     "for_reasons": "interrupt_chat.model.reasons",
     "thread_list": "interrupt_chat.components.threads",
     "approvals_inbox": "interrupt_chat.components.inbox",

@@ -417,4 +417,5 @@ if people_mode():
 app.register_lifespan_task(prepare_auth_db)  # the login's tables (and people) before the first request
 app.register_lifespan_task(ic.expiry_sweeper)  # sets expire while nobody visits, too
 ic.tune_emit(app)  # a tab's update is sent without a task and a wait (docs/decisions/0023)
+ic.tune_events(app)  # a decision's event holds the other chats' streams from its arrival (docs/decisions/0037)
 ic.tune_gc()  # last: the pages above are frozen with the modules (docs/decisions/0023)

@@ -11,6 +11,10 @@ other tabs are told). However many follow each other, the streams wait at most :
 one go, then go on for at least :data:`GRACE`: they are never starved. A browser can send any event
 at any rate, so one tab (a hold's ``key``) opens at most one hold per :data:`KEY_GAP`; what it does
 meanwhile is still a person's and never waits, it just stops nobody.
+
+A hold can open earlier still, when the worker reads the decision's event (:func:`arrive`, installed
+by ``ic.tune_events(app)``): the event's trip through Reflex's queues to its handler then finds the
+loop free too, and the handler's :func:`first` takes that hold over.
 """
 
 from __future__ import annotations
@@ -22,12 +26,18 @@ import contextvars
 import weakref
 from collections.abc import Awaitable, Iterator
 
-__all__ = ["GRACE", "KEY_GAP", "MAX_HOLD", "Hold", "blocked", "first", "holding", "started"]
+__all__ = ["ARRIVAL", "DECISIONS", "GRACE", "KEY_GAP", "MAX_HOLD", "Hold", "arrive", "blocked", "first", "holding",
+           "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
 KEY_GAP = 1.0  # seconds between two holds of one key (a tab): a flood of clicks stops the streams once
 MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past)
+ARRIVAL = 0.25  # seconds an arrived event's hold waits for its handler's :func:`first` to take it over
+# The event handlers (the last part of an event's name) whose first step is a person's hold: the
+# answers of a card in the chat and in the inbox. Their arrival opens the hold (:func:`arrive`).
+DECISIONS = frozenset({"resolve", "cancel", "submit_form", "approve_edited",
+                       "inbox_resolve", "inbox_cancel", "inbox_submit_form"})
 
 _HOLD: contextvars.ContextVar[Hold | None] = contextvars.ContextVar("interrupt_chat_person_hold", default=None)
 _stopped = 0  # the loops whose streams wait now (a fast path for every stream's step)
@@ -44,6 +54,7 @@ class _Gate:
         self.timer: asyncio.TimerHandle | None = None  # the hold's end (MAX_HOLD), or the grace's
         self.free_until = 0.0  # after a hold that ran out: the streams go until then
         self.keys: dict[str, float] = {}  # a key's last hold: when it opened (oldest first)
+        self.arrivals: dict[str, tuple[Hold, asyncio.TimerHandle]] = {}  # an arrived event's, till its handler
 
     def opened(self) -> None:
         self.holds += 1
@@ -135,17 +146,43 @@ def first(key: str = "") -> Iterator[Hold]:
     The block, and the tasks started in it, are a person's: they never wait at :func:`blocked`.
     ``key``: whose action it is (a tab's token, a run's thread): one hold per :data:`KEY_GAP` each.
     """
-    loop = asyncio.get_running_loop()
-    gate = _gates.get(loop)
-    if gate is None:
-        gate = _gates[loop] = _Gate(loop)
-    hold = Hold(gate, _may_stop(gate, key))
+    gate = _gate()
+    arrived = gate.arrivals.pop(key, None) if key else None
+    if arrived is None:
+        hold = Hold(gate, _may_stop(gate, key))
+    else:  # the event's hold, taken over; or, if it ran out first, a hold of its own (the key's gap was for it)
+        hold, timer = arrived
+        timer.cancel()
+        if not hold.open:
+            hold = Hold(gate)
     token = _HOLD.set(hold)
     try:
         yield hold
     finally:
         hold.close()
         _HOLD.reset(token)
+
+
+def arrive(key: str) -> None:
+    """A person's decision event for ``key`` (a tab's token) was just read: the streams stop from now.
+
+    Its handler's :func:`first` with the same key takes the hold over. If the handler has not come
+    within :data:`ARRIVAL` (it refused the event, or it is late), the hold closes; a late handler
+    still opens its own. One key's events open one such hold per :data:`KEY_GAP`, as :func:`first` does.
+    """
+    gate = _gate()
+    if not key or not _may_stop(gate, key):  # (an earlier event's hold of this key is within its gap)
+        return
+    hold = Hold(gate)
+    gate.arrivals[key] = hold, gate.loop.call_later(ARRIVAL, hold.close)
+
+
+def _gate() -> _Gate:
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = _Gate(loop)
+    return gate
 
 
 def _may_stop(gate: _Gate, key: str) -> bool:
@@ -156,9 +193,12 @@ def _may_stop(gate: _Gate, key: str) -> bool:
     if now - keys.get(key, -KEY_GAP) < KEY_GAP:
         return False
     keys.pop(key, None)
+    gate.arrivals.pop(key, None)  # an event's hold whose handler never came: long closed
     keys[key] = now  # (the newest last: the first are the oldest)
     while len(keys) > MAX_KEYS:
-        del keys[next(iter(keys))]
+        oldest = next(iter(keys))
+        del keys[oldest]
+        gate.arrivals.pop(oldest, None)
     return True
 
 

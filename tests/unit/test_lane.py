@@ -158,6 +158,43 @@ async def test_one_key_opens_one_hold_per_gap_and_its_code_still_never_waits(mon
         assert later.open
 
 
+async def test_an_arrived_decision_holds_until_its_handler_takes_the_hold_over(monkeypatch):
+    """The event's hold is the handler's: one hold, open from the arrival until the handler's block ends."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    lane.arrive("tab-a")
+    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    waiter = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
+    await _turns()
+    assert gate.holds == 1 and not waiter.done()  # stopped from the arrival on
+    with lane.first("tab-a") as hold:
+        assert hold.open and gate.holds == 1 and lane.holding()  # taken over: no second hold, no gap refused
+        await asyncio.sleep(lane.ARRIVAL + 0.05)
+        assert hold.open and not waiter.done()  # the arrival's bound no longer applies: the handler's block does
+    assert await asyncio.wait_for(waiter, 5) is True
+    assert gate.holds == 0 and not gate.arrivals
+
+
+async def test_an_arrival_nobody_takes_over_ends_and_its_late_handler_still_holds(monkeypatch):
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    monkeypatch.setattr(lane, "ARRIVAL", 0.05)
+    loop = asyncio.get_running_loop()
+    lane.arrive("tab-b")
+    lane.arrive("tab-b")  # a flood of one tab's events: one hold
+    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    assert gate.holds == 1
+    async with asyncio.timeout(5):
+        while gate.holds:  # the handler never came (it refused the event): the hold ends on its own
+            await asyncio.sleep(0.01)
+    assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
+    with lane.first("tab-b") as late:  # the late handler: the key's gap was taken for it, it holds all the same
+        assert late.open and gate.holds == 1
+    with lane.first("tab-b") as again:  # but only once
+        assert not again.open
+    lane.arrive("")  # no tab: no hold
+    assert gate.holds == 0 and not gate.stopped
+
+
 def test_a_notice_on_a_decisions_way_stays_first_when_joined_and_over_the_wire():
     first, later = Notice("o", "t", revision=3, first=True), Notice("o", "t", revision=4)
     assert first.then(later) == Notice("o", "t", revision=4, first=True)
@@ -232,3 +269,23 @@ async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_follow
     assert len(resumes) == 1 and events == [("open", before), ("close", before + 1)]  # closed once the agent had it
     assert all(gate.holds == 0 and not gate.stopped for gate in lane._gates.values())
     assert any(n.first for n in sent)  # the claim's notice, on the click's way
+
+
+async def test_a_clicks_arrived_hold_is_taken_over_by_the_answer_and_ends_when_the_agent_has_it(agent, database,
+                                                                                                  monkeypatch):
+    url, store = agent
+    tab = await Tab(ic.Chat(url, name="lane-arrive").state, store, owner="lane-arrive").load()
+    await tab.send("approval")
+    [interrupt_id] = tab.ids()
+    events: list[tuple[str, int]] = []
+    opened, closed = lane._Gate.opened, lane._Gate.closed
+
+    def had() -> int:
+        return len([r for r in store.records(tab.chat.thread_id) if r.get("resume")])
+
+    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
+    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
+    lane.arrive(tab.token)  # the tab's client token, as ic.tune_events does when the worker reads the click's event
+    await tab.resolve({"approved": True}, interrupt_id)
+    assert events == [("open", 0), ("close", 1)]  # one hold, from the arrival until the agent had the resume
+    assert all(gate.holds == 0 and not gate.arrivals for gate in lane._gates.values())
