@@ -782,7 +782,7 @@ def _wrap(fn, label):
     return plain
 
 
-def _install():
+def _install(app_module):
     import interrupt_chat.tab.answers as answers
     import interrupt_chat.tab.claims as claims
     import interrupt_chat.tab.driver as driver
@@ -810,7 +810,7 @@ def _install():
     sync.set_follower(_wrap(follow.follow_tab, "follow_tab"))
     AiohttpTransport.handle_async_request = _wrap(AiohttpTransport.handle_async_request, "post")
     driver._Throttle.close = _wrap(driver._Throttle.close, "close")
-    _install_on_event(EventNamespace)
+    _install_on_event(EventNamespace, getattr(app_module, "app", None))
     answer = answers.answer
 
     async def traced_answer(config, verb, payload, interrupt_id, *args, **kwargs):
@@ -855,18 +855,30 @@ def _install():
     driver._end = traced_end
 
 
-def _install_on_event(EventNamespace):
+def _install_on_event(EventNamespace, app):
     on_event = EventNamespace.on_event
 
-    async def traced_on_event(self, sid, data):
+    def arrived(data):
         if not _STARTED:
             _STARTED.append(asyncio.ensure_future(_lag()))
         if isinstance(data, dict) and str(data.get("name", "")).endswith(".resolve"):
             payload = data.get("payload") or {}
             _WS[str(payload.get("interrupt_id"))] = time.time()
+
+    async def traced_on_event(self, sid, data):
+        arrived(data)
         return await on_event(self, sid, data)
 
     EventNamespace.on_event = traced_on_event
+    namespace = getattr(app, "event_namespace", None)
+    if namespace is not None and "on_event" in vars(namespace):  # ic.tune_events wrapped the method it found
+        tuned = namespace.on_event
+
+        async def traced_tuned(sid, data):
+            arrived(data)
+            return await tuned(sid, data)
+
+        namespace.on_event = traced_tuned
 
 
 class _After(importlib.abc.MetaPathFinder):
@@ -879,7 +891,7 @@ class _After(importlib.abc.MetaPathFinder):
 
         def exec_module(module):
             run(module)
-            _install()
+            _install(module)
 
         spec.loader.exec_module = exec_module
         return spec
@@ -1090,6 +1102,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trace", action="store_true",
                         help="stamp the click path's steps inside the worker (a sitecustomize on the app's path)")
     parser.add_argument("--json", type=Path, help="also write every round's latencies here")
+    parser.add_argument("--baseline-first", action="store_true",
+                        help="measure the baseline before this tree (a host that slows down over a run favours "
+                             "whichever goes first: run both orders)")
     parser.add_argument("--serve-proxy", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--proxy-log", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--serve-agent", action="store_true", help=argparse.SUPPRESS)
@@ -1126,6 +1141,8 @@ def main(argv: list[str] | None = None) -> None:
         trees = [("this tree", ROOT)]
         if args.baseline:
             trees.append(("baseline", stack.enter_context(checkout(args.baseline))))
+            if args.baseline_first:
+                trees.reverse()
         pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         for name, cwd in trees:
