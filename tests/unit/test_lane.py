@@ -289,3 +289,21 @@ async def test_a_clicks_arrived_hold_is_taken_over_by_the_answer_and_ends_when_t
     await tab.resolve({"approved": True}, interrupt_id)
     assert events == [("open", 0), ("close", 1)]  # one hold, from the arrival until the agent had the resume
     assert all(gate.holds == 0 and not gate.arrivals for gate in lane._gates.values())
+
+
+async def test_a_tabs_follower_holds_on_a_key_of_its_own_and_leaves_the_tabs_click_its_hold(monkeypatch):
+    """A card followed first in a tab must not use up, or take over, the hold of a click in that tab."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    lane.arrive("tab-f")  # the tab's click, read by the worker
+    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    seen: list[tuple[int, bool]] = []
+
+    async def follower(token: str, watch: object, notice: Notice) -> None:
+        seen.append((gate.holds, "tab-f" in gate.arrivals))
+
+    await sync._follow_one(follower, "tab-f", None, Notice("o", "t", first=True))  # type: ignore[arg-type]
+    assert seen == [(2, True)]  # a hold of its own beside the click's, which still waits for its handler
+    with lane.first("tab-f") as click:
+        assert click.open and gate.holds == 1  # the click's handler takes its event's hold over
+    assert gate.holds == 0
