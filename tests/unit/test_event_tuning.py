@@ -12,7 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import reflex as rx
 import socketio
 from reflex.app import EventNamespace
 
@@ -90,8 +89,15 @@ def test_an_app_without_its_namespace_yet_is_tuned_at_startup_and_reflexs_namesp
     app.event_namespace = namespace = Namespace()
     tasks[0](app)  # Reflex calls a lifespan function with the app
     assert namespace.on_event.__name__ == "arrived"
-    reflexs = EventNamespace("/_event", rx.App())
-    assert isinstance(reflexs.sid_to_token, dict) and asyncio.iscoroutinefunction(reflexs.on_event)
+
+
+def test_the_demo_sites_reflex_namespace_is_tuned_and_has_what_the_tuning_reads():
+    from interrupt_chat.demo import site  # (the app module: its App is the process's one)
+
+    namespace = site.app.event_namespace
+    assert isinstance(namespace, EventNamespace) and namespace.on_event.__name__ == "arrived"
+    assert isinstance(namespace.sid_to_token, dict)
+    assert asyncio.iscoroutinefunction(EventNamespace.on_event)
 
 
 def test_every_decision_name_is_a_handler_of_the_chat_or_its_card_config():
