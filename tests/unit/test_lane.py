@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -238,17 +238,23 @@ async def test_another_chats_run_waits_under_a_hold_and_finishes_after_it(agent,
     assert last.role == "assistant" and last.content
 
 
+def _holds(monkeypatch: pytest.MonkeyPatch, had: Callable[[], int]) -> list[tuple[str, int]]:
+    """Each hold's open and close from now on, with the resumes the agent had by then (``had()``)."""
+    events: list[tuple[str, int]] = []
+    opened, closed = lane._Gate.opened, lane._Gate.closed
+    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
+    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
+    return events
+
+
 async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_followed_first(agent, database,
                                                                                          monkeypatch):
     url, store = agent
-    events: list[tuple[str, int]] = []  # each hold's open and close, and the resumes the agent had by then
-    opened, closed = lane._Gate.opened, lane._Gate.closed
 
     def had() -> int:
         return len([r for r in store.records() if r.get("resume")])
 
-    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
-    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
+    events = _holds(monkeypatch, had)
     sent: list[Notice] = []
     send = sync._send
 
@@ -277,14 +283,7 @@ async def test_a_clicks_arrived_hold_is_taken_over_by_the_answer_and_ends_when_t
     tab = await Tab(ic.Chat(url, name="lane-arrive").state, store, owner="lane-arrive").load()
     await tab.send("approval")
     [interrupt_id] = tab.ids()
-    events: list[tuple[str, int]] = []
-    opened, closed = lane._Gate.opened, lane._Gate.closed
-
-    def had() -> int:
-        return len([r for r in store.records(tab.chat.thread_id) if r.get("resume")])
-
-    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
-    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
+    events = _holds(monkeypatch, lambda: len([r for r in store.records(tab.chat.thread_id) if r.get("resume")]))
     lane.arrive(tab.token)  # the tab's client token, as ic.tune_events does when the worker reads the click's event
     await tab.resolve({"approved": True}, interrupt_id)
     assert events == [("open", 0), ("close", 1)]  # one hold, from the arrival until the agent had the resume
