@@ -263,7 +263,7 @@ async def _end(state: StateLike, chat_cls: type[ChatLike], session: AgentSession
     """
     asks = session.tracker.pending is not None and not session.running
     # a set that surfaces is a person's: the other chats' streams wait until it is drawn and told (0037)
-    with lane.first(session.thread_id) if asks else contextlib.nullcontext():
+    with lane.first(session.thread_id, server=True) if asks else contextlib.nullcontext():
         call, by_rule = await _surface(state, chat_cls, session, outbox, owner, asks)
         resuming = by_rule is not None and by_rule.events is not None
         notice, summaries = await _save_end(owner, session, key, origin, resuming, asks)  # the list: with it

@@ -10,7 +10,10 @@ The holds are short (the click until the agent answers its resume, a card until 
 other tabs are told). However many follow each other, the streams wait at most :data:`MAX_HOLD` in
 one go, then go on for at least :data:`GRACE`: they are never starved. A browser can send any event
 at any rate, so one tab (a hold's ``key``) opens at most one hold per :data:`KEY_GAP`; what it does
-meanwhile is still a person's and never waits, it just stops nobody.
+meanwhile is still a person's and never waits, it just stops nobody. Tab tokens cost a browser
+nothing: the tabs that have not yet started a run under a hold of theirs (not *proven*) share one
+hold per :data:`UNPROVEN_GAP` on the worker, so a page with many made-up tabs cannot keep the
+streams stopped.
 
 A hold can open earlier still, when the worker reads the decision's event (:func:`arrive`, installed
 by ``ic.tune_events(app)``): the event's trip through Reflex's queues to its handler then finds the
@@ -26,13 +29,14 @@ import contextvars
 import weakref
 from collections.abc import Awaitable, Iterator
 
-__all__ = ["ARRIVAL", "DECISIONS", "GRACE", "KEY_GAP", "MAX_HOLD", "Hold", "arrive", "blocked", "first", "holding",
-           "started"]
+__all__ = ["ARRIVAL", "DECISIONS", "GRACE", "KEY_GAP", "MAX_HOLD", "UNPROVEN_GAP", "Hold", "arrive", "blocked", "first",
+           "holding", "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
 KEY_GAP = 1.0  # seconds between two holds of one key (a tab): a flood of clicks stops the streams once
-MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past)
+MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past), and proven keys
+UNPROVEN_GAP = 2.0  # seconds between two holds, on the worker, of tabs that never started a run under one
 ARRIVAL = 0.25  # seconds an arrived event's hold waits for its handler's :func:`first` to take it over
 # The event handlers (the last part of an event's name) whose first step is a person's hold: the
 # answers of a card in the chat and in the inbox. Their arrival opens the hold (:func:`arrive`).
@@ -53,8 +57,17 @@ class _Gate:
         self.waiting: collections.deque[asyncio.Future[None]] = collections.deque()  # oldest first
         self.timer: asyncio.TimerHandle | None = None  # the hold's end (MAX_HOLD), or the grace's
         self.free_until = 0.0  # after a hold that ran out: the streams go until then
-        self.keys: dict[str, float] = {}  # a key's last hold: when it opened (oldest first)
+        self.keys: dict[tuple[bool, str], float] = {}  # (server's?, key): its last hold's opening (oldest first)
         self.arrivals: dict[str, tuple[Hold, asyncio.TimerHandle]] = {}  # an arrived event's, till its handler
+        self.proven: dict[str, None] = {}  # the tabs whose hold started a run (oldest first)
+        self.unproven_at = -UNPROVEN_GAP  # when the last hold of a tab not proven opened
+
+    def prove(self, key: str) -> None:
+        """``key``'s hold started a run: a person's, not a made-up tab's (its holds skip :data:`UNPROVEN_GAP`)."""
+        self.proven.pop(key, None)
+        self.proven[key] = None
+        if len(self.proven) > MAX_KEYS:
+            del self.proven[next(iter(self.proven))]
 
     def opened(self) -> None:
         self.holds += 1
@@ -121,14 +134,15 @@ _gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate] = weakref.We
 class Hold:
     """A person's action on its way on this loop, until :meth:`close` (closing twice is closing once)."""
 
-    __slots__ = ("_gate", "open")
+    __slots__ = ("_gate", "key", "open")
 
-    def __init__(self, gate: _Gate, stops: bool = True) -> None:
+    def __init__(self, gate: _Gate, stops: bool = True, key: str = "") -> None:
         """Open a hold on ``gate``'s loop: its streams stop at their next step (after a grace, if one runs).
 
         ``stops``: False for a person's code that stops nobody (its key's gap): closed from the start.
+        ``key``: whose it is (proven when its run starts: :func:`started`).
         """
-        self._gate, self.open = gate, stops
+        self._gate, self.open, self.key = gate, stops, key
         if stops:
             gate.opened()
 
@@ -140,21 +154,23 @@ class Hold:
 
 
 @contextlib.contextmanager
-def first(key: str = "") -> Iterator[Hold]:
+def first(key: str = "", *, server: bool = False) -> Iterator[Hold]:
     """Hold the other chats' streams while this block runs (and until :func:`started`, if that comes first).
 
     The block, and the tasks started in it, are a person's: they never wait at :func:`blocked`.
     ``key``: whose action it is (a tab's token, a run's thread): one hold per :data:`KEY_GAP` each.
+    ``server``: the key is the server's own (a run's thread, a follower), not a browser's: no
+    :data:`UNPROVEN_GAP` for it.
     """
     gate = _gate()
-    arrived = gate.arrivals.pop(key, None) if key else None
+    arrived = gate.arrivals.pop(key, None) if key and not server else None
     if arrived is None:
-        hold = Hold(gate, _may_stop(gate, key))
+        hold = Hold(gate, _may_stop(gate, key, server), "" if server else key)  # (only a browser's key is proven)
     else:  # the event's hold, taken over; or, if it ran out first, a hold of its own (the key's gap was for it)
         hold, timer = arrived
         timer.cancel()
         if not hold.open:
-            hold = Hold(gate)
+            hold = Hold(gate, key=key)
     token = _HOLD.set(hold)
     try:
         yield hold
@@ -168,12 +184,13 @@ def arrive(key: str) -> None:
 
     Its handler's :func:`first` with the same key takes the hold over. If the handler has not come
     within :data:`ARRIVAL` (it refused the event, or it is late), the hold closes; a late handler
-    still opens its own. One key's events open one such hold per :data:`KEY_GAP`, as :func:`first` does.
+    still opens its own. One key's events open one such hold per :data:`KEY_GAP`, as :func:`first` does,
+    and a key not proven waits for :data:`UNPROVEN_GAP` too.
     """
     gate = _gate()
     if not key or not _may_stop(gate, key):  # (an earlier event's hold of this key is within its gap)
         return
-    hold = Hold(gate)
+    hold = Hold(gate, key=key)
     gate.arrivals[key] = hold, gate.loop.call_later(ARRIVAL, hold.close)
 
 
@@ -185,27 +202,42 @@ def _gate() -> _Gate:
     return gate
 
 
-def _may_stop(gate: _Gate, key: str) -> bool:
-    """Whether ``key`` may open a hold now (its last is :data:`KEY_GAP` old), and if so, that it did."""
+def _may_stop(gate: _Gate, key: str, server: bool = False) -> bool:
+    """Whether ``key`` may open a hold now, and if so, that it did.
+
+    Its last is :data:`KEY_GAP` old; a browser's key never proven also waits for the worker's last
+    such hold to be :data:`UNPROVEN_GAP` old (a key refused here keeps its gap for later).
+    """
     if not key:
         return True
-    now, keys = gate.loop.time(), gate.keys
-    if now - keys.get(key, -KEY_GAP) < KEY_GAP:
+    now, keys, slot = gate.loop.time(), gate.keys, (server, key)  # (a page naming a tab after a thread: apart)
+    if now - keys.get(slot, -KEY_GAP) < KEY_GAP:
         return False
-    keys.pop(key, None)
-    gate.arrivals.pop(key, None)  # an event's hold whose handler never came: long closed
-    keys[key] = now  # (the newest last: the first are the oldest)
+    if not server and key not in gate.proven:
+        if now - gate.unproven_at < UNPROVEN_GAP:
+            return False
+        gate.unproven_at = now
+    keys.pop(slot, None)
+    if not server:
+        gate.arrivals.pop(key, None)  # an event's hold whose handler never came: long closed
+    keys[slot] = now  # (the newest last: the first are the oldest)
     while len(keys) > MAX_KEYS:
         oldest = next(iter(keys))
         del keys[oldest]
-        gate.arrivals.pop(oldest, None)
+        if not oldest[0]:
+            gate.arrivals.pop(oldest[1], None)
     return True
 
 
 def started() -> None:
-    """The run this context's person started has its answer's first event: their hold ends (if any)."""
+    """The run this context's person started has its answer's first event: their hold ends (if any).
+
+    Its key is proven: a person's tab, whose next holds skip :data:`UNPROVEN_GAP`.
+    """
     hold = _HOLD.get()
     if hold is not None:
+        if hold.key:
+            hold._gate.prove(hold.key)
         hold.close()
 
 

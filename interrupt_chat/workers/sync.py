@@ -283,7 +283,7 @@ async def _follow_one(follower: Callable[[str, Watch, Notice], Coroutine[Any, An
                       seen: Watch, notice: Notice) -> None:
     """A notice on a person's decision's way (a card, an answer) holds other chats' streams; others wait for it."""
     if notice.first:  # (a key of its own: the tab's own click, or its event's hold, is the tab token's)
-        with lane.first(token + " follows"):
+        with lane.first(token + " follows", server=True):
             await follower(token, seen, notice)
         return
     if (held := lane.blocked()) is not None:

@@ -150,12 +150,45 @@ async def test_one_key_opens_one_hold_per_gap_and_its_code_still_never_waits(mon
     with lane.first("tab-1") as third:  # within the gap: it stops nobody
         assert not third.open
         assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
+    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    gate.prove("tab-2")  # (a tab whose run started under a hold before: no UNPROVEN_GAP for it)
     with lane.first("tab-2") as other:  # another tab's does
         assert other.open
-    [gate] = [g for g in lane._gates.values() if g.loop is loop]
-    gate.keys["tab-1"] -= lane.KEY_GAP  # the gap has passed
+    gate.keys[False, "tab-1"] -= lane.KEY_GAP  # the gap has passed
+    gate.unproven_at -= lane.UNPROVEN_GAP  # (tab-1 never started a run: the worker's gap for such tabs too)
     with lane.first("tab-1") as later:
         assert later.open
+
+
+async def test_made_up_tabs_share_one_hold_per_unproven_gap_and_a_tab_whose_run_started_has_its_own(monkeypatch):
+    """A page can name any number of tabs: those that never started a run under a hold stop the streams
+    once per ``UNPROVEN_GAP`` between them all; a tab whose run started is a person's (one per ``KEY_GAP``)."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    gate = lane._gate()
+    for n in range(50):  # a flood of made-up tabs' decision events
+        lane.arrive(f"made-up-{n}")
+    assert gate.holds == 1 and list(gate.arrivals) == ["made-up-0"]
+    with lane.first("made-up-7") as refused:  # a handler of one of them: its own code, stopping nobody
+        assert not refused.open and gate.holds == 1
+        lane.started()  # … whose resume run started: a person's tab after all
+    assert "made-up-7" in gate.proven and "made-up-0" not in gate.proven
+    with lane.first("made-up-7") as proven:  # holds within the others' shared gap (refused above: no gap taken)
+        assert proven.open and gate.holds == 2
+    with lane.first("made-up-8") as other:
+        assert not other.open
+    with lane.first("thread-1", server=True) as card:  # the server's own keys (a card surfacing) hold
+        assert card.open
+        lane.started()
+    assert "thread-1" not in gate.proven  # (and prove nothing: only a browser's key is)
+    gate.prove("thread-2")  # a page naming its tab after a thread: the thread's own gap is apart from it
+    with lane.first("thread-2") as named, lane.first("thread-2", server=True) as thread:
+        assert named.open and thread.open
+    gate.unproven_at -= lane.UNPROVEN_GAP  # the worker's gap has passed
+    with lane.first("made-up-8") as later:
+        assert later.open
+    async with asyncio.timeout(5):
+        while gate.holds:  # the first made-up tab's arrival: nobody takes it over, it ends on its own
+            await asyncio.sleep(0.01)
 
 
 async def test_an_arrived_decision_holds_until_its_handler_takes_the_hold_over(monkeypatch):
@@ -238,6 +271,12 @@ async def test_another_chats_run_waits_under_a_hold_and_finishes_after_it(agent,
     assert last.role == "assistant" and last.content
 
 
+def _this_gate() -> lane._Gate:
+    """This loop's gate, which the test's holds used (other tests' loops keep their own)."""
+    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
+    return gate
+
+
 def _holds(monkeypatch: pytest.MonkeyPatch, had: Callable[[], int]) -> list[tuple[str, int]]:
     """Each hold's open and close from now on, with the resumes the agent had by then (``had()``)."""
     events: list[tuple[str, int]] = []
@@ -273,7 +312,9 @@ async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_follow
     await tab.resolve({"approved": True}, interrupt_id)
     resumes = [r for r in store.records(tab.chat.thread_id) if r.get("resume")]
     assert len(resumes) == 1 and events == [("open", before), ("close", before + 1)]  # closed once the agent had it
-    assert all(gate.holds == 0 and not gate.stopped for gate in lane._gates.values())
+    gate = _this_gate()
+    assert gate.holds == 0 and not gate.stopped
+    assert list(gate.proven) == [tab.token]  # its resume run started: a person's tab (the card's thread is not one)
     assert any(n.first for n in sent)  # the claim's notice, on the click's way
 
 
@@ -287,7 +328,8 @@ async def test_a_clicks_arrived_hold_is_taken_over_by_the_answer_and_ends_when_t
     lane.arrive(tab.token)  # the tab's client token, as ic.tune_events does when the worker reads the click's event
     await tab.resolve({"approved": True}, interrupt_id)
     assert events == [("open", 0), ("close", 1)]  # one hold, from the arrival until the agent had the resume
-    assert all(gate.holds == 0 and not gate.arrivals for gate in lane._gates.values())
+    gate = _this_gate()
+    assert gate.holds == 0 and not gate.arrivals and tab.token in gate.proven
 
 
 async def test_a_tabs_follower_holds_on_a_key_of_its_own_and_leaves_the_tabs_click_its_hold(monkeypatch):
