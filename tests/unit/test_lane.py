@@ -22,6 +22,12 @@ from tests.unit.tabs import database_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
 
 
+def _this_gate() -> lane._Gate:
+    """This loop's gate, which the test's holds used (other tests' loops keep their own)."""
+    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
+    return gate
+
+
 async def _turns(n: int = 5) -> None:
     for _ in range(n):
         await asyncio.sleep(0)
@@ -150,7 +156,7 @@ async def test_one_key_opens_one_hold_per_gap_and_its_code_still_never_waits(mon
     with lane.first("tab-1") as third:  # within the gap: it stops nobody
         assert not third.open
         assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
-    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    gate = _this_gate()
     gate.prove("tab-2")  # (a tab whose run started under a hold before: no UNPROVEN_GAP for it)
     with lane.first("tab-2") as other:  # another tab's does
         assert other.open
@@ -196,7 +202,7 @@ async def test_an_arrived_decision_holds_until_its_handler_takes_the_hold_over(m
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
     loop = asyncio.get_running_loop()
     lane.arrive("tab-a")
-    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    gate = _this_gate()
     waiter = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
     await _turns()
     assert gate.holds == 1 and not waiter.done()  # stopped from the arrival on
@@ -214,7 +220,7 @@ async def test_an_arrival_nobody_takes_over_ends_and_its_late_handler_still_hold
     loop = asyncio.get_running_loop()
     lane.arrive("tab-b")
     lane.arrive("tab-b")  # a flood of one tab's events: one hold
-    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    gate = _this_gate()
     assert gate.holds == 1
     async with asyncio.timeout(5):
         while gate.holds:  # the handler never came (it refused the event): the hold ends on its own
@@ -269,12 +275,6 @@ async def test_another_chats_run_waits_under_a_hold_and_finishes_after_it(agent,
     await asyncio.wait_for(sending, 30)
     [*_, last] = other.session.transcript.messages
     assert last.role == "assistant" and last.content
-
-
-def _this_gate() -> lane._Gate:
-    """This loop's gate, which the test's holds used (other tests' loops keep their own)."""
-    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
-    return gate
 
 
 def _holds(monkeypatch: pytest.MonkeyPatch, had: Callable[[], int]) -> list[tuple[str, int]]:
@@ -335,9 +335,8 @@ async def test_a_clicks_arrived_hold_is_taken_over_by_the_answer_and_ends_when_t
 async def test_a_tabs_follower_holds_on_a_key_of_its_own_and_leaves_the_tabs_click_its_hold(monkeypatch):
     """A card followed first in a tab must not use up, or take over, the hold of a click in that tab."""
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
-    loop = asyncio.get_running_loop()
     lane.arrive("tab-f")  # the tab's click, read by the worker
-    [gate] = [g for g in lane._gates.values() if g.loop is loop]
+    gate = _this_gate()
     seen: list[tuple[int, bool]] = []
 
     async def follower(token: str, watch: object, notice: Notice) -> None:
