@@ -49,6 +49,9 @@ def _memo_for(state: type[ChatState], renderers: ToolRenderers | None) -> Any:
             return message_row(row, state.resync_stream, renderers, _parsed(notes), view)
 
         row_component.__name__ = row_component.__qualname__ = name
+        # Reflex compiles a memo into the file of its function's module: a module of its own keeps a page from
+        # loading every chat's row component (``.web/app_components/interrupt_chat/components/history_row/``)
+        row_component.__module__ = f"{__name__}.{name}"
         memo = _MEMOS[name] = rx.memo(row_component)
     return memo
 

@@ -395,6 +395,24 @@ app = rx.App(
     html_lang="en",
     stylesheets=["/demo.css"],  # the page layout (assets/demo.css); the chat links its own stylesheet
 )
+
+
+def _apart(*pages: Any) -> None:
+    """Each page's compiled components in a file of its own, so a route loads only its own chat's.
+
+    Reflex compiles the components it memoises into one file per module of the page function
+    (``.web/app_components/<module path>.jsx``), and every route that uses one of them loads the
+    whole file. Here, with every page in one module, each route would load all pages' chats (their
+    cards, a copy per chat) and the insights page's charts. A page named as a module of its own
+    (``interrupt_chat.demo.site.<page>``, not importable) gets its own file; the names of the
+    states, and so what is stored, do not change.
+    """
+    for page in pages:
+        page.__module__ = f"{__name__}.{page.__name__}"
+
+
+_apart(index, approval, manual, inbox, policies, insights, steps, confirm, tool_ui, progress, shared_state, document,
+       reasoning, haiku, subgraphs, decide, login, team)
 app.add_page(index, route="/", title="interrupt_chat")
 app.add_page(approval, route="/approval", title="interrupt_chat · approval")
 app.add_page(manual, route="/manual", title="interrupt_chat · manual")

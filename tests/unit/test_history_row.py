@@ -36,3 +36,16 @@ def test_one_row_component_per_chat_and_set_of_tool_renderers():
     assert history_row._memo_for(first, None) is history_row._memo_for(first, None)
     assert history_row._memo_for(first, None) is not history_row._memo_for(second, None)
     assert history_row._memo_for(first, {"weather": card}) is not history_row._memo_for(first, None)
+
+
+def test_each_chat_s_row_component_compiles_into_a_file_of_its_own():
+    """A page loads its own chat's row component, not every chat's (decision 0038)."""
+    from reflex_base.utils import memo_paths
+
+    first = history_row._memo_for(ic.Chat("http://127.0.0.1:9/", name="memo-file-a").state, None)
+    second = history_row._memo_for(ic.Chat("http://127.0.0.1:9/", name="memo-file-b").state, None)
+    files = [memo_paths.module_to_mirrored_segments(memo._definition.source_module) for memo in (first, second)]
+    assert files[0] != files[1]
+    for memo, segments in zip((first, second), files, strict=True):
+        # .web/app_components/interrupt_chat/components/history_row/ic_history_row_<hash>.jsx
+        assert segments == ("interrupt_chat", "components", "history_row", memo._definition.python_name)
