@@ -46,14 +46,17 @@ CHATS = {"/", "/approval", "/steps"}  # pages whose chat must say idle before th
 
 
 def chromium_cpu() -> float:
-    """CPU seconds used so far by every Chromium process on the machine (the benchmark's browser alone)."""
-    total = 0.0
-    for proc in psutil.process_iter(["name", "cmdline"]):
-        with contextlib.suppress(psutil.Error):
-            if "chromium" in " ".join(proc.info["cmdline"] or []):
-                times = proc.cpu_times()
-                total += times.user + times.system
-    return total
+    """CPU seconds used so far by this benchmark's Chromium (its processes, and those they reaped)."""
+    from benchmarks.load_harness import cpu_of, tree
+
+    browser = [proc for proc in tree(os.getpid()) if "chromium" in " ".join(_cmdline(proc))]
+    return sum(cpu_of(browser).values())
+
+
+def _cmdline(proc: psutil.Process) -> list[str]:
+    with contextlib.suppress(psutil.Error):
+        return proc.cmdline()
+    return []
 
 
 def load_once(browser: Any, url: str, route: str) -> dict[str, float]:
