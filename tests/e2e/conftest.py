@@ -40,6 +40,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Recorder("demo"), "dojo-matrix")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``production_build`` tests read only the rendered page (axe-core's verdict, boxes in a small
+    viewport), which the dev server and the production build draw from the same components and styles:
+    they run in the production build's stage (``RX_HARNESS=prod``) and are skipped against the dev
+    server, so the suite does not pay for them twice."""
+    if os.environ.get("RX_HARNESS") == "prod":
+        return
+    skip = pytest.mark.skip(reason="run against the production build (RX_HARNESS=prod): the same page")
+    for item in items:
+        if item.get_closest_marker("production_build"):
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     launch = {**browser_type_launch_args, "args": CHROMIUM_ARGS}

@@ -204,7 +204,9 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-@pytest.fixture(scope="module")
+# One agent and one app for the whole run: a start compiles the app and builds its frontend (about 20 s here),
+# and every test opens its own browser context, so its person and threads are its own either way.
+@pytest.fixture(scope="session")
 def scale_agent() -> Iterator[ScaleAgent]:
     app = create_demo_agent(delay=AGENT_DELAY, expires_in=EXPIRES_IN)
     in_flight = InFlight(app)
@@ -212,7 +214,7 @@ def scale_agent() -> Iterator[ScaleAgent]:
         yield ScaleAgent(app, base_url + "/", in_flight)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scale_app(scale_agent: ScaleAgent, tmp_path_factory) -> Iterator[ScaleApp]:
     folder = tmp_path_factory.mktemp("scale")
     port = free_port()
