@@ -26,9 +26,10 @@ NO_MKDOCS_2_WARNING=1 $py -m mkdocs build --strict --site-dir test-artifacts/sit
 echo "docs: mkdocs OK"
 .venv/bin/lint-imports --no-cache > test-artifacts/import-linter.log || { cat test-artifacts/import-linter.log; exit 1; }  # [tool.importlinter]
 echo "layers: import-linter OK"
-# Two processes, each taking whole test files (pytest-xdist): the unit tests wait on loopback servers and
-# threads as much as they compute, and the file is their unit of shared state
-$py -m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/unit "$@"
+# Three processes on the two cores, each taking whole test files (pytest-xdist): the unit tests wait on loopback
+# servers and threads more than they compute (two processes kept one core busy), and the file is their unit of
+# shared state
+$py -m pytest -q -p no:cacheprovider -n 3 --dist loadfile tests/unit "$@"
 wait $venvs || { cat test-artifacts/producer-venvs.log; echo "building the producer venvs failed" >&2; exit 1; }
 $py -m pytest -q -p no:cacheprovider tests/scale "$@"                  # scale-out: 2 workers on Redis (reflex run)
 $py -m pytest -q -p no:cacheprovider tests/e2e "$@"                    # dev server (vite), the producers too
