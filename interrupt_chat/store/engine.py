@@ -98,8 +98,13 @@ def set_wal(cursor: Any, patience: float) -> None:
             cursor.fetchall()  # the statement done: it holds no read of the file
             return
         except sqlite3.OperationalError as exc:
-            said = str(exc).lower()
-            if ("locked" not in said and "busy" not in said) or time.monotonic() + pause > deadline:
+            if not _held(exc) or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.1)
+
+
+def _held(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite said the file is busy or locked (its primary result code, not the message's words)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # set by SQLite's own errors (Python 3.11+)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
