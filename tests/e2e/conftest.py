@@ -95,7 +95,8 @@ class LogCapture(logging.Handler):
 
 @pytest.fixture(scope="session")
 def demo_agent() -> Iterator[DemoAgent]:
-    app = create_demo_agent(delay=0.005, expires_in=EXPIRES_IN)
+    # 3 ms a delta: the 2,000-delta "long" answer streams for about 6 s, time enough to act mid-answer
+    app = create_demo_agent(delay=0.003, expires_in=EXPIRES_IN)
     with serve_in_thread(app) as base_url:
         yield DemoAgent(app, base_url + "/")
 

@@ -26,7 +26,7 @@ def test_a_tab_closed_mid_answer_gets_no_pushes_and_its_run_is_kept(chat: Chat, 
     expect(chat.messages("assistant").last).to_contain_text("This is a very long")
     before = len(log_capture.lines)
     context = chat.page.context
-    chat.page.close()  # the tab goes while the agent still answers (about 10 s more)
+    chat.page.close()  # the tab goes while the agent still answers (a few seconds more)
     time.sleep(3)
     later = Chat(context.new_page(), chat.base_url).open()  # the same browser: the same person
     later.page.get_by_test_id("thread-item").filter(has_text="long").first.click()
