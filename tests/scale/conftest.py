@@ -204,8 +204,8 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-# One agent and one app for the whole run: a start compiles the app and builds its frontend (about 20 s here),
-# and every test opens its own browser context, so its person and threads are its own either way.
+# One agent and one app for the whole run: a start compiles the app and builds its frontend (about 20 s here).
+# Each test's anonymous tabs are a person of their own; the demo's people sign in in test_people_scale only.
 @pytest.fixture(scope="session")
 def scale_agent() -> Iterator[ScaleAgent]:
     app = create_demo_agent(delay=AGENT_DELAY, expires_in=EXPIRES_IN)
