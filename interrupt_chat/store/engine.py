@@ -107,4 +107,4 @@ def set_wal(cursor: Any, patience: float) -> None:
 def _held(exc: sqlite3.OperationalError) -> bool:
     """Whether SQLite said the file is busy or locked (its primary result code, not the message's words)."""
     code = getattr(exc, "sqlite_errorcode", None)  # set by SQLite's own errors (Python 3.11+)
-    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return code is not None and (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

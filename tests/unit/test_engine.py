@@ -27,7 +27,7 @@ class _Counting:
 
 
 class _Refusing(_Counting):
-    """A real cursor whose first statement fails with ``said`` and no SQLite result code (not a lock)."""
+    """A real cursor whose first statement fails with a disk error that carries no SQLite result code (not a lock)."""
 
     def execute(self, sql: str) -> Any:
         if not self.tries:
