@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${INTERRUPT_CHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/interrupt_chat}/producers"
 mkdir -p "$cache" .producers
+uv=$(scripts/uv.sh)   # installs each venv (pip took 280 s of CPU for them all on a fresh machine; uv about 10 s)
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   # a producer is an example with a server.py (examples/embedded_app is an app, installed by its own test)
@@ -28,10 +29,8 @@ for name in "${names[@]}"; do
   if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
     echo "producer venv: building $name ($req)"
     rm -rf "$venv"   # a half-built venv (no .complete) is rebuilt from scratch
-    python3 -m venv "$venv"
-    # (this machine's pip.conf names local indexes that may be absent: drop pip's warnings about them)
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" 2>&1 \
-      | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+    python3 -m venv --without-pip "$venv"
+    "$uv" pip install -q --python "$venv/bin/python" -r "$req"
     if [ -f "$mock/package-lock.json" ]; then
       mkdir -p "$venv/aimock"
       cp "$mock/package.json" "$mock/package-lock.json" "$venv/aimock/"
