@@ -3,6 +3,20 @@
 The app talks to a scripted demo agent served on its own loopback port through
 ``INTERRUPT_CHAT_AGENT_URL`` — the way an outside acceptance suite drives the site — so tests can
 read what the agent received from its store. ``RX_HARNESS=prod`` runs the static-export harness.
+
+``scripts/test.sh`` runs this folder in two stages, and a test runs in a stage when that stage can tell
+it something the other cannot (``pytest.mark.stage``; unmarked tests run in both):
+
+- **both:** every page and card drawn (``test_pages``, ``test_scenarios``, the dojo pages), the security
+  tests, the thread list, live sync between tabs, signing in and the chat basics;
+- **dev only** (``stage("dev")``): the dev server checks every render with React's development build,
+  whose warnings fail a test (``tests/browser_errors.py``), so the widget-heavy tests run here: the rule
+  editor, rules, insights' charts, the keyboard, attachments, frontend tools, branches; and the producers;
+- **prod only** (``stage("prod")``): the production build on PostgreSQL is what a deployment runs, so the
+  database-as-arbiter tests run here: people, bulk, decision links, expiry, restarts, consistency, long
+  threads, the streamed bytes; and what reads only the drawn page (axe-core, small screens).
+
+Each module runs at least once. The store's SQL runs on SQLite and PostgreSQL in the unit tests (``db_url``).
 """
 
 from __future__ import annotations
@@ -32,6 +46,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-backg
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 EXPIRES_IN = 6.0  # the demo agent's "expiring" scenario, shortened for the tests
 
+STAGE = "prod" if os.environ.get("RX_HARNESS") == "prod" else "dev"
+STAGES = {"dev": "the dev server (Vite, React's development build) on SQLite",
+          "prod": "the production build on PostgreSQL"}
+
 expect.set_options(timeout=20_000)
 
 
@@ -41,16 +59,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``production_build`` tests read only the rendered page (axe-core's verdict, boxes in a small
-    viewport), which the dev server and the production build draw from the same components and styles:
-    they run in the production build's stage (``RX_HARNESS=prod``) and are skipped against the dev
-    server, so the suite does not pay for them twice."""
-    if os.environ.get("RX_HARNESS") == "prod":
-        return
-    skip = pytest.mark.skip(reason="run against the production build (RX_HARNESS=prod): the same page")
+    """A test marked ``stage("dev")`` or ``stage("prod")`` runs in that stage only, and the other skips it and
+    says why (the module's docstring explains the split); an unmarked test runs in both."""
     for item in items:
-        if item.get_closest_marker("production_build"):
-            item.add_marker(skip)
+        marker = item.get_closest_marker("stage")
+        if marker is None:
+            continue
+        only = marker.args[0] if marker.args else None
+        if only not in STAGES:
+            raise pytest.UsageError(f"{item.nodeid}: stage() takes one of {sorted(STAGES)}, not {only!r}")
+        if only != STAGE:
+            why = marker.kwargs.get("why", "")
+            item.add_marker(pytest.mark.skip(reason=f"runs against {STAGES[only]} only" + (f": {why}" if why else "")))
 
 
 @pytest.fixture(scope="session")
@@ -134,9 +154,9 @@ POLICY_FILE = """\
 @pytest.fixture(scope="session")
 def thread_db_url(tmp_path_factory) -> Iterator[str]:
     """The app's thread database for this test session: a fresh SQLite file against the dev server, a
-    real PostgreSQL server (started here) against the production build, so the same browser tests
-    cover both databases."""
-    if os.environ.get("RX_HARNESS") == "prod":
+    real PostgreSQL server (started here) against the production build, so the tests that run in both
+    stages cover both databases."""
+    if STAGE == "prod":
         with running_postgres() as url:
             yield url
     else:
@@ -168,7 +188,7 @@ def reflex_app(demo_agent: DemoAgent, log_capture: LogCapture, thread_db_url: st
     policy_file = tmp_path_factory.mktemp("policy") / "rules.yaml"
     policy_file.write_text(POLICY_FILE)
     os.environ["INTERRUPT_CHAT_POLICY_FILE"] = str(policy_file)
-    harness_cls = AppHarnessProd if os.environ.get("RX_HARNESS") == "prod" else _same_site(AppHarness)
+    harness_cls = AppHarnessProd if STAGE == "prod" else _same_site(AppHarness)
     with harness_cls.create(root=APP_ROOT, app_name="interrupt_chat") as harness:
         yield harness
 

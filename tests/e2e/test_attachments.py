@@ -7,11 +7,14 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
 from .a11y import assert_axe_clean
 from .conftest import Chat, DemoAgent
+
+pytestmark = pytest.mark.stage("dev", why="the file chips, drop and paste, under React's development checks")
 
 
 def png(width: int = 64, height: int = 48) -> bytes:

@@ -15,7 +15,8 @@ from playwright.sync_api import Page, expect
 from .a11y import assert_axe_clean
 from .conftest import EXPIRES_IN
 
-pytestmark = pytest.mark.production_build  # the same page in dev mode: run once (tests/e2e/conftest.py)
+pytestmark = pytest.mark.stage("prod", why="axe-core reads only the drawn page, which both stages draw alike")
+
 
 
 @pytest.mark.parametrize("path", ["/", "/approval", "/manual", "/steps", "/confirm", "/tool-ui", "/progress",

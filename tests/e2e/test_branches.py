@@ -6,10 +6,13 @@ texts in order and the run's number on the thread, so the page itself shows whic
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 from .a11y import assert_axe_clean
 from .conftest import Chat
+
+pytestmark = pytest.mark.stage("dev", why="edit, versions and regenerate, under React's development checks")
 
 
 def _user(chat: Chat, text: str):

@@ -7,12 +7,15 @@ import itertools
 import re
 import time
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 from interrupt_chat.demo.agent.scenarios import LONG_DELTAS
 
 from .conftest import Chat, DemoAgent, LogCapture
 from .test_decision_links import Hook, hook  # noqa: F401 - the webhook that carries the link
+
+pytestmark = pytest.mark.stage("dev", why="details an app builder sees, under React's development checks")
 
 SENTENCE = "This is a very long answer streamed slowly so that you can stop it ."
 LONG_TEXT = " ".join(itertools.islice(itertools.cycle(SENTENCE.split()), LONG_DELTAS))

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import ARTIFACTS, EXPIRES_IN, Chat, DemoAgent
+
+pytestmark = pytest.mark.stage("prod", why="bulk decisions claimed across threads, as deployed")
 
 SYNC_MS = 2_000
 

@@ -14,10 +14,13 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import Chat
 from .test_restart import restored, wipe_backend_states
+
+pytestmark = pytest.mark.stage("prod", why="tabs, workers and restarts with the database as arbiter, as deployed")
 
 ROUNDS = 3
 APPROVE = '[data-testid="interrupt-card"] [data-testid="interrupt-approve"]'

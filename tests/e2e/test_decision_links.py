@@ -22,6 +22,8 @@ from tests.unit.agents import serve_in_thread
 
 from .conftest import Chat
 
+pytestmark = pytest.mark.stage("prod", why="links answered from another browser, racing the tab, as deployed")
+
 SECRET = "e2e-webhook-secret"
 SYNC_MS = 2_000
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import EXPIRES_IN, Chat
+
+pytestmark = pytest.mark.stage("prod", why="the backend's expiry with no tab open, as deployed")
 
 
 def test_an_expired_set_is_sent_with_no_tab_open(page: Page, app_url: str, demo_agent):

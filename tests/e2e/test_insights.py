@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import ARTIFACTS, Chat
+
+pytestmark = pytest.mark.stage("dev", why="the recharts charts and the period select, under React's development checks")
 
 LOAD_MS = 30_000
 METRICS = ("time-to-decide", "waiting", "outcomes", "by-tool")

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from playwright.sync_api import expect
 
 from .a11y import active, announcements, pushes, record_announcements, tab_until, wait_focus
+
+pytestmark = pytest.mark.stage("dev", why="focus and keys, the same in both builds, under React's development checks")
 
 
 def test_skip_link_then_a_tool_approval_answered_with_the_keyboard(chat):

@@ -8,10 +8,13 @@ tool call every tenth turn); an ``approval`` after it leaves the thread with a p
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 from .a11y import assert_axe_clean
 from .conftest import Chat
+
+pytestmark = pytest.mark.stage("prod", why="a thousand messages paged from the database and pushed as deployed")
 
 ROWS = 30  # interrupt_chat.model.history.PAGE_ROWS: the rows a thread opens with
 

@@ -7,9 +7,12 @@ system notifications): the stub records what the page asked for.
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import Chat
+
+pytestmark = pytest.mark.stage("dev", why="the browser's notifications, the same in both builds")
 
 STUB = """
 (() => {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import ARTIFACTS, Chat, DemoAgent
@@ -29,6 +30,8 @@ from .people import (
     resumes,
     wait_resumes,
 )
+
+pytestmark = pytest.mark.stage("prod", why="assignments, the two-person rule and escalation, as deployed")
 
 ESCALATING_IN = 30  # seconds to expiry: reminded at 15 s, escalated at 24 s, 6 s left to decide it
 

@@ -4,9 +4,12 @@ its thread; a deny rule rejects; a revoke brings the card back; a rule never ans
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import ARTIFACTS, Chat, DemoAgent
+
+pytestmark = pytest.mark.stage("dev", why="rules and their notes on the page, under React's development checks")
 
 SYNC_MS = 2_000
 

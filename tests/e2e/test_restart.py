@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import Chat
+
+pytestmark = pytest.mark.stage("prod", why="a backend restart under an open tab, as deployed")
 
 
 def wipe_backend_states(reflex_app) -> None:

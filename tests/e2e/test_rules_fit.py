@@ -11,9 +11,12 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import ARTIFACTS, Chat, DemoAgent
+
+pytestmark = pytest.mark.stage("dev", why="the rule editor's and the cards' widgets, under React's development checks")
 
 SYNC_MS = 5_000
 

@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from .a11y import PHONE, TABLET, box, fully_visible, header_rows, horizontal_overflow, screenshot, small_targets
 
-pytestmark = pytest.mark.production_build  # the same page in dev mode: run once (tests/e2e/conftest.py)
+pytestmark = pytest.mark.stage("prod", why="boxes in a small viewport: the drawn page, the same in both stages")
+
 
 SIZES = {"phone": PHONE, "tablet": TABLET}
 

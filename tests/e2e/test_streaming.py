@@ -12,6 +12,8 @@ from interrupt_chat.demo.agent.scenarios import LONG_DELTAS
 
 from .conftest import Chat
 
+pytestmark = pytest.mark.stage("prod", why="the bytes a deployed page receives while an answer streams")
+
 SENTENCE = "This is a very long answer streamed slowly so that you can stop it ."
 LONG_TEXT = " ".join(itertools.islice(itertools.cycle(SENTENCE.split()), LONG_DELTAS))
 

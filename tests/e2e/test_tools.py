@@ -12,6 +12,8 @@ from playwright.sync_api import Page, expect
 from .conftest import Chat
 from .test_restart import TabRestart
 
+pytestmark = pytest.mark.stage("dev", why="the frontend tools' widgets, under React's development checks")
+
 
 def _tool_results(demo_agent, thread: str) -> list[dict]:
     return [m for r in demo_agent.records(thread) for m in r["messages"][-1:] if m["role"] == "tool"]
