@@ -30,7 +30,7 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 stamp=.venv/.requirements-installed
 wanted=(requirements.txt requirements-examples.txt examples/langgraph/requirements.txt examples/pydantic_ai/requirements.txt)
 if [ ! -f "$stamp" ] || ! cat "${wanted[@]}" | cmp -s - "$stamp"; then
-  "$(scripts/uv.sh)" pip install -q --python .venv/bin/python -r requirements.txt -r requirements-examples.txt
+  "$(scripts/uv.sh)" pip install -q --compile-bytecode --python .venv/bin/python -r requirements.txt -r requirements-examples.txt
   cat "${wanted[@]}" > "$stamp"
 fi
 . scripts/env.sh

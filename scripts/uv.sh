@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prints the path of uv at the version requirements.txt pins, installed once into the cache outside the clone
 # (pip, in a venv of its own). scripts/setup.sh and scripts/producer_venvs.sh install the venvs with it: on a
-# fresh machine pip took 99 s for .venv and 280 s of CPU for the producers' venvs, uv takes about 15 s for all.
-# Both start at once in scripts/test.sh, so the install holds a lock.
+# fresh machine pip took 99 s for .venv and 280 s (250 s of CPU) for the producers' venvs, uv about 20 and 50 s.
+# They compile the bytecode as they install, as pip does: this machine sets PYTHONDONTWRITEBYTECODE, so a module
+# with no .pyc is compiled again by every process that imports it. Both scripts start at once in scripts/test.sh,
+# so the install holds a lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^uv==\([^ ]*\).*/\1/p' requirements.txt)
