@@ -7,14 +7,17 @@ read what the agent received from its store. ``RX_HARNESS=prod`` runs the static
 ``scripts/test.sh`` runs this folder in two stages, and a test runs in a stage when that stage can tell
 it something the other cannot (``pytest.mark.stage``; unmarked tests run in both):
 
-- **both:** every page and card drawn (``test_pages``, ``test_scenarios``, the dojo pages), the security
-  tests, the thread list, live sync between tabs, signing in and the chat basics;
+- **both:** every page and card drawn (``test_pages``, ``test_scenarios``), masked secrets, the loading
+  states, the thread list, live sync between tabs, signing in and the chat basics;
 - **dev only** (``stage("dev")``): the dev server checks every render with React's development build,
   whose warnings fail a test (``tests/browser_errors.py``), so the widget-heavy tests run here: the rule
-  editor, rules, insights' charts, the keyboard, attachments, frontend tools, branches; and the producers;
+  editor, rules, insights' charts, the keyboard, attachments, frontend tools, branches, notifications;
+  and the producers;
 - **prod only** (``stage("prod")``): the production build on PostgreSQL is what a deployment runs, so the
   database-as-arbiter tests run here: people, bulk, decision links, expiry, restarts, consistency, long
-  threads, the streamed bytes; and what reads only the drawn page (axe-core, small screens).
+  threads, the streamed bytes; hostile agents and forged events, the identity cookie; the dojo pages
+  against the demo agent (the dev stage draws them in ``tests/dojo``, against the dojo's servers); and
+  what reads only the drawn page (axe-core, small screens).
 
 Each module runs at least once. The store's SQL runs on SQLite and PostgreSQL in the unit tests (``db_url``).
 """

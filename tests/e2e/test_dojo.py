@@ -9,6 +9,8 @@ from playwright.sync_api import expect
 from .a11y import assert_axe_clean
 from .conftest import Chat
 
+pytestmark = pytest.mark.stage("prod", why="the dev stage draws these pages in tests/dojo, against the dojo's servers")
+
 
 @pytest.mark.dojo("/tool-ui")
 def test_tool_ui_draws_get_weather_with_its_renderer(chat: Chat):

@@ -13,6 +13,8 @@ from interrupt_chat.demo.agent.dojo import STORY
 from .a11y import assert_axe_clean
 from .conftest import Chat
 
+pytestmark = pytest.mark.stage("prod", why="the dev stage draws these pages in tests/dojo, against the dojo's servers")
+
 WATCH_DOCUMENT = """() => {
   window.__lengths = [];
   const card = document.querySelector('[data-testid="document-card"]');

@@ -21,6 +21,8 @@ from tests.unit.agents import serve_in_thread
 from . import hostile_agent
 from .conftest import Chat
 
+pytestmark = pytest.mark.stage("prod", why="hostile agents and forged events against the build a deployment runs")
+
 INERT = """() => {
   const chat = document.querySelector('.ic-chat');
   const hrefs = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href').trim().toLowerCase());

@@ -18,6 +18,8 @@ from interrupt_chat.tab.identity import COOKIE
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.proxy import TcpProxy
 
+pytestmark = pytest.mark.stage("prod", why="the identity cookie and a sibling origin, as deployed")
+
 
 @pytest.fixture
 def sibling(app_url: str) -> Iterator[str]:
