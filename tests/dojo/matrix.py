@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.stages import elsewhere
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "examples" / "README.md"
 RESULTS = ROOT / "test-artifacts" / "dojo-matrix.json"
@@ -60,13 +62,14 @@ class Recorder:
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
-            self.selected.update(self.pages(item))
+            if not elsewhere(item):
+                self.selected.update(self.pages(item))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
         outcome = yield
         report = outcome.get_result()
-        if report.when != "call" and report.passed:
+        if (report.when != "call" and report.passed) or elsewhere(item):  # the other stage records that one
             return
         for page in self.pages(item):
             self.outcomes.setdefault(page, []).append(
@@ -78,7 +81,7 @@ class Recorder:
         column = {page: "failed" if "failed" in seen else "skipped" if "skipped" in seen else "passed"
                   for page, seen in self.outcomes.items()}
         results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        results[self.server] = column
+        results[self.server] = {**results.get(self.server, {}), **column}  # a page can be run in the other stage
         RESULTS.parent.mkdir(exist_ok=True)
         RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
         unfiltered = not session.config.option.keyword and not session.config.option.markexpr

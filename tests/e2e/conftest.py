@@ -5,7 +5,7 @@ The app talks to a scripted demo agent served on its own loopback port through
 read what the agent received from its store. ``RX_HARNESS=prod`` runs the static-export harness.
 
 ``scripts/test.sh`` runs this folder in two stages, and a test runs in a stage when that stage can tell
-it something the other cannot (``pytest.mark.stage``; unmarked tests run in both):
+it something the other cannot (``pytest.mark.stage``, ``tests/stages.py``; unmarked tests run in both):
 
 - **both:** every page and card drawn (``test_pages``, ``test_scenarios``), masked secrets, the loading
   states, the thread list, live sync between tabs, signing in and the chat basics;
@@ -40,6 +40,7 @@ from interrupt_chat.demo.agent import create_app as create_demo_agent
 from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
 from tests.dojo.matrix import Recorder
 from tests.postgres import running_postgres
+from tests.stages import STAGE, STAGES, elsewhere
 from tests.unit.agents import serve_in_thread
 
 APP_ROOT = Path(__file__).resolve().parents[2]
@@ -48,10 +49,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 EXPIRES_IN = 6.0  # the demo agent's "expiring" scenario, shortened for the tests
-
-STAGE = "prod" if os.environ.get("RX_HARNESS") == "prod" else "dev"
-STAGES = {"dev": "the dev server (Vite, React's development build) on SQLite",
-          "prod": "the production build on PostgreSQL"}
 
 expect.set_options(timeout=20_000)
 
@@ -62,18 +59,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test marked ``stage("dev")`` or ``stage("prod")`` runs in that stage only, and the other skips it and
-    says why (the module's docstring explains the split); an unmarked test runs in both."""
+    """A test marked for the other stage is skipped, and says where it runs (the module's docstring explains
+    the split)."""
     for item in items:
-        marker = item.get_closest_marker("stage")
-        if marker is None:
-            continue
-        only = marker.args[0] if marker.args else None
-        if only not in STAGES:
-            raise pytest.UsageError(f"{item.nodeid}: stage() takes one of {sorted(STAGES)}, not {only!r}")
-        if only != STAGE:
-            why = marker.kwargs.get("why", "")
-            item.add_marker(pytest.mark.skip(reason=f"runs against {STAGES[only]} only" + (f": {why}" if why else "")))
+        if other := elsewhere(item):
+            marker = item.get_closest_marker("stage")
+            why = f": {marker.kwargs['why']}" if marker and "why" in marker.kwargs else ""
+            item.add_marker(pytest.mark.skip(reason=f"runs against {STAGES[other]} only{why}"))
 
 
 @pytest.fixture(scope="session")
