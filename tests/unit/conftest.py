@@ -93,6 +93,21 @@ def _thread_database_off_unless_asked(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _database_up_at_start(monkeypatch):
+    """Each test starts with the thread database's availability unknown (up), as a new process does.
+
+    The availability is the process's (:class:`interrupt_chat.store.outage.Outage`): a test that
+    meets a database that is down leaves a pause of up to a minute behind it, and every later test
+    in the same pytest worker would then keep its threads in memory only (seen once in CI, in the
+    random tabs-and-workers test that followed an unreachable-database test).
+    """
+    from interrupt_chat.store.outage import Outage
+    from interrupt_chat.tab import persistence
+
+    monkeypatch.setattr(persistence, "_outage", Outage())
+
+
+@pytest.fixture(autouse=True)
 def _no_live_sync_app(monkeypatch):
     """Unit tests have no running Reflex app: live sync reaches no tab unless a test says how (test_sync.py)."""
     import contextlib
