@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-__all__ = ["STAGE", "STAGES", "elsewhere"]
+__all__ = ["STAGE", "STAGES", "elsewhere", "skip_reason"]
 
 STAGE = "prod" if os.environ.get("RX_HARNESS") == "prod" else "dev"
 STAGES = {"dev": "the dev server (Vite, React's development build) on SQLite",
@@ -27,3 +27,13 @@ def elsewhere(item: pytest.Item) -> str | None:
     if only not in STAGES:
         raise pytest.UsageError(f"{item.nodeid}: stage() takes one of {sorted(STAGES)}, not {only!r}")
     return only if only != STAGE else None
+
+
+def skip_reason(item: pytest.Item) -> str | None:
+    """Why ``item`` is skipped in this stage (the stage it runs in, and the marker's ``why``), else None."""
+    other = elsewhere(item)
+    if other is None:
+        return None
+    marker = item.get_closest_marker("stage")
+    why = f": {marker.kwargs['why']}" if marker is not None and "why" in marker.kwargs else ""
+    return f"runs against {STAGES[other]} only{why}"

@@ -40,7 +40,7 @@ from interrupt_chat.demo.agent import create_app as create_demo_agent
 from tests.browser_errors import browser_errors  # noqa: F401 - an autouse fixture
 from tests.dojo.matrix import Recorder
 from tests.postgres import running_postgres
-from tests.stages import STAGE, STAGES, elsewhere
+from tests.stages import STAGE, skip_reason
 from tests.unit.agents import serve_in_thread
 
 APP_ROOT = Path(__file__).resolve().parents[2]
@@ -62,10 +62,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A test marked for the other stage is skipped, and says where it runs (the module's docstring explains
     the split)."""
     for item in items:
-        if other := elsewhere(item):
-            marker = item.get_closest_marker("stage")
-            why = f": {marker.kwargs['why']}" if marker and "why" in marker.kwargs else ""
-            item.add_marker(pytest.mark.skip(reason=f"runs against {STAGES[other]} only{why}"))
+        if reason := skip_reason(item):
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session")
