@@ -20,6 +20,7 @@ from reflex.istate.data import SessionData
 
 from ..agui import new_id
 from ..tab import answers, driver, pausing, persistence
+from ..workers import lane
 
 if TYPE_CHECKING:
     from ..model.protocols import ChatLike
@@ -75,7 +76,8 @@ async def answer(chat_cls: type[ChatLike], owner_key: str, thread_id: str, verb:
         pausing.DECIDED_BY.reset(deciding)
     background = contextvars.Context()  # no tab's event context: the stream goes to no page
     background.run(persistence.FORCED_OWNER.set, owner_key)
-    task = asyncio.get_running_loop().create_task(_conclude(chat, chat_cls, session, outcome),
+    hold = lane.hand_over(background)  # a person's click (an assignee's, in the inbox): their resume goes first
+    task = asyncio.get_running_loop().create_task(_conclude(chat, chat_cls, session, outcome, hold),
                                                   name="interrupt_chat.approvals.headless", context=background)
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
@@ -99,9 +101,13 @@ def _set_of(run_id: str) -> Any:
     return lambda pending: pending is not None and (pending.run_id or "") == run_id
 
 
-async def _conclude(chat: ChatLike, chat_cls: type[ChatLike], session: Any, outcome: answers.Outcome) -> None:
+async def _conclude(chat: ChatLike, chat_cls: type[ChatLike], session: Any, outcome: answers.Outcome,
+                    hold: lane.Hold | None = None) -> None:
     try:
         async with _gate():
             await answers.conclude(chat, chat_cls, session, outcome)
     except Exception:  # a run in the background: logged, never raised into nothing
         log.exception("a server-side answer's resume failed")
+    finally:
+        if hold is not None:  # (the agent's first answer closed it already, unless nothing reached the agent)
+            hold.close()

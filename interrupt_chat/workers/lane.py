@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Awaitable, Iterator
 
 __all__ = ["ARRIVAL", "DECISIONS", "GRACE", "KEY_GAP", "MAX_HOLD", "UNPROVEN_GAP", "Hold", "arrive", "blocked", "first",
-           "holding", "started"]
+           "hand_over", "holding", "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
@@ -134,7 +134,7 @@ _gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate] = weakref.We
 class Hold:
     """A person's action on its way on this loop, until :meth:`close` (closing twice is closing once)."""
 
-    __slots__ = ("_gate", "key", "open")
+    __slots__ = ("_gate", "handed", "key", "open")
 
     def __init__(self, gate: _Gate, stops: bool = True, key: str = "") -> None:
         """Open a hold on ``gate``'s loop: its streams stop at their next step (after a grace, if one runs).
@@ -143,6 +143,7 @@ class Hold:
         ``key``: whose it is (proven when its run starts: :func:`started`).
         """
         self._gate, self.open, self.key = gate, stops, key
+        self.handed = False  # given to a task of another context (:func:`hand_over`): that task closes it
         if stops:
             gate.opened()
 
@@ -175,8 +176,25 @@ def first(key: str = "", *, server: bool = False) -> Iterator[Hold]:
     try:
         yield hold
     finally:
-        hold.close()
+        if not hold.handed:
+            hold.close()
         _HOLD.reset(token)
+
+
+def hand_over(context: contextvars.Context) -> Hold | None:
+    """Give this context's hold, if any, to a task that will run in ``context`` (a context of its own).
+
+    The task is then a person's (it never waits at :func:`blocked`), and the hold outlives the block
+    of :func:`first` that opened it: the task's run closes it when the agent answers
+    (:func:`started`, which also proves the hold's key). The task must close it itself when it ends
+    without that (:meth:`Hold.close`; closing twice is closing once). Used where a person's click is
+    answered by a run of the server's own (an assignee's answer from the inbox).
+    """
+    hold = _HOLD.get()
+    if hold is not None:
+        context.run(_HOLD.set, hold)
+        hold.handed = True
+    return hold
 
 
 def arrive(key: str) -> None:

@@ -131,6 +131,34 @@ async def test_started_ends_the_hold_of_the_person_whose_task_it_is(monkeypatch)
         assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
 
 
+async def test_a_hold_handed_to_a_task_of_its_own_context_outlives_its_block_until_the_task_closes_it(monkeypatch):
+    """An assignee's click is answered by a run in a context of the server's own (``approvals.headless``)."""
+    monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
+    loop = asyncio.get_running_loop()
+    background = contextvars.Context()
+    go = asyncio.Event()
+
+    async def resume() -> bool:
+        await go.wait()
+        person = lane.blocked() is None  # the person's run never waits at a gate
+        lane.started()  # the agent answered: the hold ends and its tab is proven
+        return person
+
+    with lane.first("tab-assignee") as hold:
+        assert lane.hand_over(background) is hold
+        task = loop.create_task(resume(), context=background)
+    gate = _this_gate()
+    assert hold.open and gate.stopped  # the block is through, the resume is not: the streams still wait
+    other = loop.create_task(_wait_if_blocked(), context=contextvars.Context())  # another chat's stream
+    await _turns()
+    assert not other.done()
+    go.set()
+    assert await task is True
+    assert await asyncio.wait_for(other, 5) is True  # it waited, and went once the agent had the resume
+    assert not hold.open and gate.holds == 0 and not gate.stopped and "tab-assignee" in gate.proven
+    assert lane.hand_over(contextvars.Context()) is None  # no hold here: nothing to hand
+
+
 async def test_every_waiting_stream_is_let_go_when_the_holds_end_a_cancelled_one_skipped(monkeypatch):
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
     with lane.first() as hold:

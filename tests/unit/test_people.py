@@ -18,7 +18,7 @@ from interrupt_chat.approvals.people import sweep
 from interrupt_chat.approvals.people.core import PEOPLE_NOTICE
 from interrupt_chat.store import requests as store
 from interrupt_chat.store.schema import requests_table
-from interrupt_chat.workers import sync
+from interrupt_chat.workers import lane, sync
 from tests.unit.people import (  # noqa: F401 - fixtures
     NEED,
     Tab,
@@ -98,6 +98,25 @@ async def test_two_approvals_resume_once_and_the_same_person_twice_counts_once(c
     assert actions[0] == ("approved-partly", "bob", "") and ("resolved", "dave", "") in actions
     assert [a for a in actions if a[0] == "approved-partly"] == [("approved-partly", "bob", "")]
     assert await bob.inbox() == [] and await dave.inbox() == []
+
+
+async def test_an_assignees_click_holds_the_streams_until_the_agent_has_the_resume_and_proves_the_tab(
+        chat_cls, agent, monkeypatch):
+    """Issue 45 (decision 0037): the resume of another person's request runs in a context of the server's
+    own, and still carries the assignee's hold, which ends when the agent has the resume, not before."""
+    alice = await _ask(chat_cls)
+    bob = await Tab(chat_cls, "bob").load()
+    card = (await bob.inbox())[0]
+    had = lambda: len(_resumes(agent[1], alice.chat.thread_id))  # noqa: E731
+    events: list[tuple[str, int]] = []
+    opened, closed = lane._Gate.opened, lane._Gate.closed
+    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
+    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
+    await bob.approve(card)
+    await _settle(agent[1], alice.chat.thread_id, 1)
+    assert events == [("open", 0), ("close", 1)]  # closed once the agent had the resume
+    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
+    assert gate.holds == 0 and not gate.stopped and bob.token in gate.proven
 
 
 async def test_one_rejection_rejects(chat_cls, agent, database):
