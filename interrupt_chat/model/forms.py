@@ -10,6 +10,7 @@ whole answer. The test is :func:`interrupt_chat.agui.interrupts.secret_parts`, a
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -200,12 +201,9 @@ def validate_payload(schema: Any, payload: Any) -> None:
     """Validate with ``jsonschema``; raise :class:`FormError` naming the fields at fault."""
     if not isinstance(schema, dict):
         return
-    try:
-        validator_cls = jsonschema.validators.validator_for(schema)
-        validator_cls.check_schema(schema)
-    except jsonschema.SchemaError:
+    validator = _validator(schema)
+    if validator is None:
         return  # an agent's broken schema cannot be enforced; the agent will judge the answer
-    validator = validator_cls(schema)
     try:
         found = sorted(validator.iter_errors(payload), key=lambda e: [str(p) for p in e.path])
     except (Unresolvable, re.error) as exc:  # e.g. a $ref to nowhere: cannot be enforced either
@@ -231,6 +229,44 @@ def validate_payload(schema: Any, payload: Any) -> None:
         errors.setdefault(field, message)
     if errors:
         raise FormError(errors)
+
+
+MAX_CACHED_SCHEMA_CHARS = 65_536  # a larger schema is checked at each use, never kept
+
+
+def _validator(schema: dict[str, Any]) -> Any | None:
+    """The schema's validator (None: the schema itself is broken), checked against its metaschema once.
+
+    Checking a schema takes about 2 ms here, 100 times its use: a card is built with up to three
+    answer checks (:func:`interrupt_chat.model.policies.approval_payload`), again for each inbox row and
+    each rule, so the check is kept per distinct schema (its JSON text), for the last
+    :data:`MAX_CACHED_SCHEMAS`. A schema that is not JSON text, or too large, is checked at each use.
+    """
+    try:
+        text = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return _checked(schema)
+    if len(text) > MAX_CACHED_SCHEMA_CHARS:
+        return _checked(schema)
+    return _checked_text(text)
+
+
+MAX_CACHED_SCHEMAS = 256
+
+
+@functools.lru_cache(maxsize=MAX_CACHED_SCHEMAS)
+def _checked_text(text: str) -> Any | None:
+    """:func:`_checked` of a schema's JSON text: the validator holds its own copy, which no caller can change."""
+    return _checked(json.loads(text))
+
+
+def _checked(schema: dict[str, Any]) -> Any | None:
+    validator_cls = jsonschema.validators.validator_for(schema)
+    try:
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    return validator_cls(schema)
 
 
 class _Secrets:

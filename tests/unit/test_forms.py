@@ -313,3 +313,36 @@ def test_s22_broken_schema_does_not_crash(schema):
         assert exc.errors
     else:
         assert isinstance(payload, dict)
+
+
+def test_a_schema_is_checked_once_and_a_change_to_the_callers_dict_is_a_new_schema(monkeypatch):
+    """Checking a schema against its metaschema costs 100 times its use (issue 45): once per distinct schema."""
+    import jsonschema
+
+    from interrupt_chat.model import forms
+
+    checks: list[dict] = []
+    real = jsonschema.Draft202012Validator.check_schema.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, schema, *args, **kwargs):
+        checks.append(schema)
+        return real(cls, schema, *args, **kwargs)
+
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema", classmethod(counting))
+    forms._checked_text.cache_clear()
+    schema = {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}
+    for _ in range(5):
+        validate_payload(schema, {"approved": True})
+    validate_payload(dict(reversed(schema.items())), {"approved": True})  # the same schema, keys in another order
+    assert len(checks) == 1
+    schema["properties"]["approved"] = {"type": "string"}  # the caller changes its dict: a schema of its own
+    with pytest.raises(FormError):
+        validate_payload(schema, {"approved": True})
+    assert len(checks) == 2
+    schema["properties"]["approved"] = {"type": "boolean"}
+    validate_payload(schema, {"approved": True})  # the kept validator was never changed by the caller
+    huge = {"type": "object", "description": "x" * forms.MAX_CACHED_SCHEMA_CHARS}
+    validate_payload(huge, {})
+    validate_payload(huge, {})
+    assert len(checks) == 4  # too large to keep: checked at each use
+    forms._checked_text.cache_clear()
