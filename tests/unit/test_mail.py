@@ -50,6 +50,7 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     _settle,
     agent_fixture,
     one_approval_fixture,
+    sweeps_by_hand_fixture,
 )
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -243,7 +244,7 @@ async def test_a_request_for_a_secret_gets_only_open_the_app(chat_cls, smtp):
 
 
 async def test_a_reminder_and_an_escalation_send_again_and_a_decided_request_no_more(chat_cls, agent, database,
-                                                                                     smtp):
+                                                                                     sweeps_by_hand, smtp):
     alice = await _ask(chat_cls)
     await _until(lambda: len(smtp.mails()) >= 2, "the assigned mails")
     past = datetime.now(UTC) - timedelta(seconds=1)

@@ -29,6 +29,7 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     agent_fixture,
     chat_cls_fixture,
     one_approval_fixture,
+    sweeps_by_hand_fixture,
 )
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -182,7 +183,7 @@ async def test_a_delegate_decides_on_behalf_of_the_person_away(chat_cls, agent, 
     assert bob.chat.delegation == {}
 
 
-async def test_reminder_then_escalation_once_each(chat_cls, agent, database):
+async def test_reminder_then_escalation_once_each(chat_cls, agent, database, sweeps_by_hand):
     alice = await _ask(chat_cls)
     owner, thread_id = alice.chat._owner_key, alice.chat.thread_id
     rows = store.of_thread(database, owner, thread_id)

@@ -27,6 +27,7 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     agent_fixture,
     chat_cls_fixture,
     one_approval_fixture,
+    sweeps_by_hand_fixture,
 )
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -85,7 +86,8 @@ async def test_a_link_decides_only_as_an_assignee(chat_cls, agent, database, mon
     assert ("resolved", "bob", "") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
 
 
-async def test_assigned_reminder_and_escalated_reach_the_app_without_a_key(chat_cls, agent, database, monkeypatch):
+async def test_assigned_reminder_and_escalated_reach_the_app_without_a_key(chat_cls, agent, database, sweeps_by_hand,
+                                                                           monkeypatch):
     heard: list[dict[str, Any]] = []
     monkeypatch.setattr(chat_cls, "notify_fn", heard.append)
     alice = await _ask(chat_cls)
