@@ -36,7 +36,7 @@ from ..store.schema import threads_table
 from ..store.threads_db import ThreadDB, ThreadDBError
 from ..tab import persistence
 from ..tab.answers import CALL_CHANGED
-from ..workers import sync
+from ..workers import lane, sync
 from ..workers.proxy_reads import tab_token
 from . import headless, links, risks
 from .people import deciding as people_deciding
@@ -120,11 +120,19 @@ class DecideState(rx.State):
         await self._answer("deny", str(reason or ""), str(shown or ""))
 
     async def _answer(self, effect: str, reason: str = "", shown: str = "") -> None:
-        """Answer the link's request, if Approve / Reject answer it whole; anything else is refused unsent."""
+        """Answer the link's request, if Approve / Reject answer it whole; anything else is refused unsent.
+
+        A person waits on this page: the other chats' streams on this worker wait until the agent has
+        the resume (a hold, handed to the resume's run: docs/decisions/0037), as for a click in the app.
+        """
         async with self:
             if self.sending:
                 return
             self.sending, token = True, self._token()
+        with lane.first(tab_token(self)):
+            await self._decide(token, effect, reason, shown)
+
+    async def _decide(self, token: str, effect: str, reason: str, shown: str) -> None:
         found = await _find(self, token)
         payload = approval_payload(found.interrupt, effect) if found.interrupt is not None else None
         if shown and found.card is not None and found.card.call_hash != shown:  # the agent changed it since (§6.4)
