@@ -29,14 +29,15 @@ import contextvars
 import weakref
 from collections.abc import Awaitable, Iterator
 
-__all__ = ["ARRIVAL", "DECISIONS", "GRACE", "KEY_GAP", "MAX_HOLD", "UNPROVEN_GAP", "Hold", "arrive", "blocked", "first",
-           "hand_over", "holding", "started"]
+__all__ = ["ARRIVAL", "DECISIONS", "GRACE", "HANDED_MAX", "KEY_GAP", "MAX_HOLD", "UNPROVEN_GAP", "Hold", "arrive",
+           "blocked", "first", "hand_over", "holding", "started"]
 
 MAX_HOLD = 0.25  # seconds the streams wait at most in one go
 GRACE = 0.1  # seconds they then go on, at least, before holds stop them again
 KEY_GAP = 1.0  # seconds between two holds of one key (a tab): a flood of clicks stops the streams once
 MAX_KEYS = 4096  # keys remembered (the oldest are forgotten: a gap long past), and proven keys
 UNPROVEN_GAP = 2.0  # seconds between two holds, on the worker, of tabs that never started a run under one
+HANDED_MAX = 2.0  # seconds a hold handed to another task (:func:`hand_over`) lasts at most
 ARRIVAL = 0.25  # seconds an arrived event's hold waits for its handler's :func:`first` to take it over
 # The event handlers (the last part of an event's name) whose first step is a person's hold: the
 # answers of a card in the chat and in the inbox. Their arrival opens the hold (:func:`arrive`).
@@ -187,13 +188,16 @@ def hand_over(context: contextvars.Context) -> Hold | None:
     The task is then a person's (it never waits at :func:`blocked`), and the hold outlives the block
     of :func:`first` that opened it: the task's run closes it when the agent answers
     (:func:`started`, which also proves the hold's key). The task must close it itself when it ends
-    without that (:meth:`Hold.close`; closing twice is closing once). Used where a person's click is
-    answered by a run of the server's own (an assignee's answer from the inbox).
+    without that (:meth:`Hold.close`; closing twice is closing once), and it closes anyway after
+    :data:`HANDED_MAX`. Used where a person's click is answered by a run of the server's own (an
+    assignee's answer from the inbox, a decision link's page).
     """
     hold = _HOLD.get()
     if hold is not None:
         context.run(_HOLD.set, hold)
         hold.handed = True
+        if hold.open:  # an agent slow to answer does not keep the streams stopping: the handler's bound, kept
+            hold._gate.loop.call_later(HANDED_MAX, hold.close)
     return hold
 
 

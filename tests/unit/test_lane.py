@@ -158,6 +158,13 @@ async def test_a_hold_handed_to_a_task_of_its_own_context_outlives_its_block_unt
     assert not hold.open and gate.holds == 0 and not gate.stopped and "tab-assignee" in gate.proven
     assert lane.hand_over(contextvars.Context()) is None  # no hold here: nothing to hand
 
+    monkeypatch.setattr(lane, "HANDED_MAX", 0.05)  # a resume whose agent never answers ends its hold anyway
+    with lane.first("tab-assignee", server=True) as hold:
+        lane.hand_over(contextvars.Context())
+    assert hold.open
+    await asyncio.sleep(0.1)
+    assert not hold.open and gate.holds == 0
+
 
 async def test_every_waiting_stream_is_let_go_when_the_holds_end_a_cancelled_one_skipped(monkeypatch):
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
