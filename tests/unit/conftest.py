@@ -107,6 +107,19 @@ def _database_up_at_start(monkeypatch):
     monkeypatch.setattr(persistence, "_outage", Outage())
 
 
+@pytest.fixture
+def sweeps_by_hand(monkeypatch) -> None:
+    """The test runs the sweeper's passes itself (``expiry.sweep()``, ``sweep.remind()``) and counts what they did.
+
+    The worker's sweeper, which the first chat event starts and which passes every second, would
+    otherwise take a step between the test's own on a slow machine (seen in a fresh clone: a
+    reminder pass counted 1 step instead of 2).
+    """
+    from interrupt_chat.approvals import expiry
+
+    monkeypatch.setattr(expiry, "ensure_running", lambda: None)
+
+
 @pytest.fixture(autouse=True)
 def _no_live_sync_app(monkeypatch):
     """Unit tests have no running Reflex app: live sync reaches no tab unless a test says how (test_sync.py)."""

@@ -50,19 +50,6 @@ def chat_cls_fixture(agent, request) -> type[ChatState]:
     return cls
 
 
-@pytest.fixture(name="sweeps_by_hand")
-def sweeps_by_hand_fixture(monkeypatch) -> None:
-    """The test runs the reminders' pass itself (``sweep.remind()``) and counts what it did.
-
-    The worker's sweeper, which the first chat event starts and which passes every second, would
-    otherwise take a reminder or an escalation between the test's steps on a slow machine (seen in a
-    fresh clone: 1 step counted instead of 2).
-    """
-    from interrupt_chat.approvals import expiry
-
-    monkeypatch.setattr(expiry, "ensure_running", lambda: None)
-
-
 @pytest.fixture(autouse=True, name="one_approval")
 def one_approval_fixture() -> Iterator[None]:
     NEED["count"] = 1

@@ -30,10 +30,10 @@ def agent() -> Iterator[tuple[str, DemoStore]]:
 
 
 @pytest.fixture(autouse=True)
-def by_hand(monkeypatch, request) -> None:
+def by_hand(request) -> None:
     """Sweeps are made by the tests themselves (one test lets the chat start the sweeper on its own)."""
     if "automatic" not in request.node.name:
-        monkeypatch.setattr(expiry, "ensure_running", lambda: None)
+        request.getfixturevalue("sweeps_by_hand")
 
 
 

@@ -315,7 +315,7 @@ def test_s22_broken_schema_does_not_crash(schema):
         assert isinstance(payload, dict)
 
 
-def test_a_schema_is_checked_once_and_a_change_to_the_callers_dict_is_a_new_schema(monkeypatch):
+def test_s22_a_schema_is_checked_once_and_a_change_to_the_callers_dict_is_a_new_schema(monkeypatch):
     """Checking a schema against its metaschema costs 100 times its use (issue 45): once per distinct schema."""
     import jsonschema
 

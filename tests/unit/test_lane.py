@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,14 +18,9 @@ from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.workers import lane, sync
 from interrupt_chat.workers.sync import Notice
 from tests.unit.agents import serve_in_thread
+from tests.unit.holds import holds, this_gate
 from tests.unit.tabs import database_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab
-
-
-def _this_gate() -> lane._Gate:
-    """This loop's gate, which the test's holds used (other tests' loops keep their own)."""
-    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
-    return gate
 
 
 async def _turns(n: int = 5) -> None:
@@ -147,7 +142,7 @@ async def test_a_hold_handed_to_a_task_of_its_own_context_outlives_its_block_unt
     with lane.first("tab-assignee") as hold:
         assert lane.hand_over(background) is hold
         task = loop.create_task(resume(), context=background)
-    gate = _this_gate()
+    gate = this_gate()
     assert hold.open and gate.stopped  # the block is through, the resume is not: the streams still wait
     other = loop.create_task(_wait_if_blocked(), context=contextvars.Context())  # another chat's stream
     await _turns()
@@ -191,7 +186,7 @@ async def test_one_key_opens_one_hold_per_gap_and_its_code_still_never_waits(mon
     with lane.first("tab-1") as third:  # within the gap: it stops nobody
         assert not third.open
         assert await loop.create_task(_wait_if_blocked(), context=contextvars.Context()) is False
-    gate = _this_gate()
+    gate = this_gate()
     gate.prove("tab-2")  # (a tab whose run started under a hold before: no UNPROVEN_GAP for it)
     with lane.first("tab-2") as other:  # another tab's does
         assert other.open
@@ -237,7 +232,7 @@ async def test_an_arrived_decision_holds_until_its_handler_takes_the_hold_over(m
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
     loop = asyncio.get_running_loop()
     lane.arrive("tab-a")
-    gate = _this_gate()
+    gate = this_gate()
     waiter = loop.create_task(_wait_if_blocked(), context=contextvars.Context())
     await _turns()
     assert gate.holds == 1 and not waiter.done()  # stopped from the arrival on
@@ -249,13 +244,13 @@ async def test_an_arrived_decision_holds_until_its_handler_takes_the_hold_over(m
     assert gate.holds == 0 and not gate.arrivals
 
 
-async def test_an_arrival_nobody_takes_over_ends_and_its_late_handler_still_holds(monkeypatch):
+async def test_an_arrival_nobody_takes_over_ends_and_its_late_handler_stillholds(monkeypatch):
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
     monkeypatch.setattr(lane, "ARRIVAL", 0.05)
     loop = asyncio.get_running_loop()
     lane.arrive("tab-b")
     lane.arrive("tab-b")  # a flood of one tab's events: one hold
-    gate = _this_gate()
+    gate = this_gate()
     assert gate.holds == 1
     async with asyncio.timeout(5):
         while gate.holds:  # the handler never came (it refused the event): the hold ends on its own
@@ -312,15 +307,6 @@ async def test_another_chats_run_waits_under_a_hold_and_finishes_after_it(agent,
     assert last.role == "assistant" and last.content
 
 
-def _holds(monkeypatch: pytest.MonkeyPatch, had: Callable[[], int]) -> list[tuple[str, int]]:
-    """Each hold's open and close from now on, with the resumes the agent had by then (``had()``)."""
-    events: list[tuple[str, int]] = []
-    opened, closed = lane._Gate.opened, lane._Gate.closed
-    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
-    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
-    return events
-
-
 async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_followed_first(agent, database,
                                                                                          monkeypatch):
     url, store = agent
@@ -328,7 +314,7 @@ async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_follow
     def had() -> int:
         return len([r for r in store.records() if r.get("resume")])
 
-    events = _holds(monkeypatch, had)
+    events = holds(monkeypatch, had)
     sent: list[Notice] = []
     send = sync._send
 
@@ -347,7 +333,7 @@ async def test_a_click_holds_until_the_agent_has_its_resume_and_a_card_is_follow
     await tab.resolve({"approved": True}, interrupt_id)
     resumes = [r for r in store.records(tab.chat.thread_id) if r.get("resume")]
     assert len(resumes) == 1 and events == [("open", before), ("close", before + 1)]  # closed once the agent had it
-    gate = _this_gate()
+    gate = this_gate()
     assert gate.holds == 0 and not gate.stopped
     assert list(gate.proven) == [tab.token]  # its resume run started: a person's tab (the card's thread is not one)
     assert any(n.first for n in sent)  # the claim's notice, on the click's way
@@ -359,11 +345,11 @@ async def test_a_clicks_arrived_hold_is_taken_over_by_the_answer_and_ends_when_t
     tab = await Tab(ic.Chat(url, name="lane-arrive").state, store, owner="lane-arrive").load()
     await tab.send("approval")
     [interrupt_id] = tab.ids()
-    events = _holds(monkeypatch, lambda: len([r for r in store.records(tab.chat.thread_id) if r.get("resume")]))
+    events = holds(monkeypatch, lambda: len([r for r in store.records(tab.chat.thread_id) if r.get("resume")]))
     lane.arrive(tab.token)  # the tab's client token, as ic.tune_events does when the worker reads the click's event
     await tab.resolve({"approved": True}, interrupt_id)
     assert events == [("open", 0), ("close", 1)]  # one hold, from the arrival until the agent had the resume
-    gate = _this_gate()
+    gate = this_gate()
     assert gate.holds == 0 and not gate.arrivals and tab.token in gate.proven
 
 
@@ -371,7 +357,7 @@ async def test_a_tabs_follower_holds_on_a_key_of_its_own_and_leaves_the_tabs_cli
     """A card followed first in a tab must not use up, or take over, the hold of a click in that tab."""
     monkeypatch.setattr(lane, "MAX_HOLD", 60.0)
     lane.arrive("tab-f")  # the tab's click, read by the worker
-    gate = _this_gate()
+    gate = this_gate()
     seen: list[tuple[int, bool]] = []
 
     async def follower(token: str, watch: object, notice: Notice) -> None:

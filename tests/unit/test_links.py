@@ -11,11 +11,13 @@ import time
 
 import pytest
 import reflex as rx
+from reflex.istate.data import SessionData
 
 import interrupt_chat as ic
 from interrupt_chat.approvals import decide, headless, links, notifier
 from interrupt_chat.approvals.decide import DecideState
 from interrupt_chat.demo.agent import DemoStore
+from tests.unit.holds import holds, this_gate
 from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab, resumes
 
@@ -88,10 +90,6 @@ async def test_a_link_answers_once_with_no_tab_and_the_tab_follows(chat, agent, 
 
 async def test_the_pages_approve_holds_the_streams_until_the_agent_has_the_resume(chat, agent, database, monkeypatch):
     """Issue 45 (decision 0037): a person waits on the page, as after a click in the app."""
-    from reflex.istate.data import SessionData
-
-    from interrupt_chat.workers import lane
-
     tab = await Tab(chat.state, agent[1]).load()
     await tab.send("approval")
     token, interrupt_id = await _link(tab)
@@ -102,25 +100,11 @@ async def test_the_pages_approve_holds_the_streams_until_the_agent_has_the_resum
     await DecideState.load.fn(page)
     assert page.phase == "open"
     had = lambda: len(resumes(agent[1].records(tab.chat.thread_id), interrupt_id))  # noqa: E731
-    events: list[tuple[str, int]] = []  # the page's hold (the tab's follower of the answer holds on its own key)
-    made, close = lane.Hold.__init__, lane.Hold.close
-
-    def making(hold: lane.Hold, *args, **kwargs) -> None:
-        made(hold, *args, **kwargs)
-        if hold.key == "decide-page-tab":
-            events.append(("open", had()))
-
-    def closing(hold: lane.Hold) -> None:
-        if hold.key == "decide-page-tab" and hold.open:
-            events.append(("close", had()))
-        close(hold)
-
-    monkeypatch.setattr(lane.Hold, "__init__", making)
-    monkeypatch.setattr(lane.Hold, "close", closing)
+    events = holds(monkeypatch, had, key="decide-page-tab")  # (the tab's follower of the answer holds on its own)
     await DecideState.approve.fn(page)
     assert await _settled(agent[1], tab.chat.thread_id, interrupt_id) == 1
     assert events == [("open", 0), ("close", 1)]  # from the click until the agent had the resume
-    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
+    gate = this_gate()
     assert gate.holds == 0 and "decide-page-tab" in gate.proven
     assert page.phase == "done" and page.action == "resolved"
 

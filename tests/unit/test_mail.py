@@ -50,7 +50,6 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     _settle,
     agent_fixture,
     one_approval_fixture,
-    sweeps_by_hand_fixture,
 )
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 

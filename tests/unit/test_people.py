@@ -18,7 +18,8 @@ from interrupt_chat.approvals.people import sweep
 from interrupt_chat.approvals.people.core import PEOPLE_NOTICE
 from interrupt_chat.store import requests as store
 from interrupt_chat.store.schema import requests_table
-from interrupt_chat.workers import lane, sync
+from interrupt_chat.workers import sync
+from tests.unit.holds import holds, this_gate
 from tests.unit.people import (  # noqa: F401 - fixtures
     NEED,
     Tab,
@@ -29,7 +30,6 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     agent_fixture,
     chat_cls_fixture,
     one_approval_fixture,
-    sweeps_by_hand_fixture,
 )
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
@@ -109,14 +109,11 @@ async def test_an_assignees_click_holds_the_streams_until_the_agent_has_the_resu
     bob = await Tab(chat_cls, "bob").load()
     card = (await bob.inbox())[0]
     had = lambda: len(_resumes(agent[1], alice.chat.thread_id))  # noqa: E731
-    events: list[tuple[str, int]] = []
-    opened, closed = lane._Gate.opened, lane._Gate.closed
-    monkeypatch.setattr(lane._Gate, "opened", lambda gate: (events.append(("open", had())), opened(gate))[1])
-    monkeypatch.setattr(lane._Gate, "closed", lambda gate: (events.append(("close", had())), closed(gate))[1])
+    events = holds(monkeypatch, had)
     await bob.approve(card)
     await _settle(agent[1], alice.chat.thread_id, 1)
     assert events == [("open", 0), ("close", 1)]  # closed once the agent had the resume
-    [gate] = [g for g in lane._gates.values() if g.loop is asyncio.get_running_loop()]
+    gate = this_gate()
     assert gate.holds == 0 and not gate.stopped and bob.token in gate.proven
 
 

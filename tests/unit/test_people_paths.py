@@ -27,7 +27,6 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     agent_fixture,
     chat_cls_fixture,
     one_approval_fixture,
-    sweeps_by_hand_fixture,
 )
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
 
