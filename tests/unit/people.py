@@ -118,3 +118,19 @@ async def _settle(store_: DemoStore, thread_id: str, count: int) -> list[dict[st
 
 def _actions(db: ThreadDB, owner: str, thread_id: str) -> list[tuple[str, str, str]]:
     return [(d.action, d.actor, d.on_behalf_of) for d in db.decisions(owner, thread_id)]
+
+
+DECISIONS = frozenset({"resolved", "rejected", "cancelled", "expired"})
+
+
+async def _decided(db: ThreadDB, owner: str, thread_id: str, timeout: float = 10.0) -> list[tuple[str, str, str]]:
+    """The thread's audit actions once the entry of the answer that sent the resume is among them.
+
+    That entry is written after the resume leaves (decision 0028): a test that saw the resume can be early.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        actions = _actions(db, owner, thread_id)
+        if any(action in DECISIONS for action, _, _ in actions) or time.monotonic() > deadline:
+            return actions
+        await asyncio.sleep(0.02)

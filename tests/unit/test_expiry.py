@@ -15,7 +15,7 @@ from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.tab.answers import EXPIRED_MESSAGE
 from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, page_fixture  # noqa: F401 - autouse fixtures
-from tests.unit.test_consistency import Tab, resumes
+from tests.unit.test_consistency import Tab, resumes, wait_for
 
 pytestmark = pytest.mark.loopback
 
@@ -58,6 +58,7 @@ async def test_s11_a_set_whose_last_interrupt_expired_is_sent_as_cancelled_with_
     assert await expiry.sweep() == 1
     [resume] = await _settle(store, thread_id)
     assert resume["resume"] == [{"interruptId": interrupt_id, "status": "cancelled"}]
+    await wait_for(lambda: database.decisions(owner, thread_id))  # the audit entry follows the POST (decision 0028)
     [entry] = database.decisions(owner, thread_id)
     assert (entry.action, entry.by) == ("expired", "expiry")
     assert await expiry.sweep() == 0  # sent once

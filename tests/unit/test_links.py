@@ -19,7 +19,7 @@ from interrupt_chat.approvals.decide import DecideState
 from interrupt_chat.demo.agent import DemoStore
 from tests.unit.holds import holds, this_gate
 from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
-from tests.unit.test_consistency import Tab, resumes
+from tests.unit.test_consistency import Tab, resumes, wait_for
 
 pytestmark = pytest.mark.loopback
 
@@ -83,6 +83,7 @@ async def test_a_link_answers_once_with_no_tab_and_the_tab_follows(chat, agent, 
                         interrupt_id, found.link.run_id, "link"))  # type: ignore[union-attr]
     assert sorted([first.recorded, second.recorded]) == [False, True]
     assert await _settled(agent[1], tab.chat.thread_id, interrupt_id) == 1
+    await wait_for(lambda: database.decisions(tab.chat._owner_key, tab.chat.thread_id))  # after the resume leaves
     [entry] = database.decisions(tab.chat._owner_key, tab.chat.thread_id)
     assert (entry.action, entry.by) == ("resolved", "link")
     assert (await decide._find(_page(), token)).phase == "done"

@@ -25,6 +25,7 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     Tab,
     _actions,
     _ask,
+    _decided,
     _resumes,
     _settle,
     agent_fixture,
@@ -95,7 +96,7 @@ async def test_two_approvals_resume_once_and_the_same_person_twice_counts_once(c
     await asyncio.gather(dave.approve(dave_card), bob2.approve((await bob2.inbox())[0]))
     resumes = await _settle(agent[1], alice.chat.thread_id, 1)
     assert len(resumes) == 1
-    actions = _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    actions = await _decided(database, alice.chat._owner_key, alice.chat.thread_id)
     assert actions[0] == ("approved-partly", "bob", "") and ("resolved", "dave", "") in actions
     assert [a for a in actions if a[0] == "approved-partly"] == [("approved-partly", "bob", "")]
     assert await bob.inbox() == [] and await dave.inbox() == []
@@ -124,7 +125,7 @@ async def test_one_rejection_rejects(chat_cls, agent, database):
     await bob.reject((await bob.inbox())[0])
     resumes = await _settle(agent[1], alice.chat.thread_id, 1)
     assert len(resumes) == 1
-    assert ("rejected", "bob", "") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    assert ("rejected", "bob", "") in await _decided(database, alice.chat._owner_key, alice.chat.thread_id)
 
 
 async def test_another_persons_ids_decide_nothing(chat_cls, agent):
@@ -154,7 +155,7 @@ async def test_reassign_replaces_the_assignees_and_the_asker_follows(chat_cls, a
     assert alice.card().assignee == "carol"
     await carol.approve(moved[0])
     assert len(await _settle(agent[1], alice.chat.thread_id, 1)) == 1
-    actions = _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    actions = await _decided(database, alice.chat._owner_key, alice.chat.thread_id)
     assert actions[:2] == [("reassigned", "bob", ""), ("resolved", "carol", "")]
 
 
@@ -171,7 +172,7 @@ async def test_a_delegate_decides_on_behalf_of_the_person_away(chat_cls, agent, 
     assert [c.id for c in listed] == [card.id]
     await carol.approve(listed[0])
     assert len(await _settle(agent[1], alice.chat.thread_id, 1)) == 1
-    assert ("resolved", "carol", "bob") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    assert ("resolved", "carol", "bob") in await _decided(database, alice.chat._owner_key, alice.chat.thread_id)
     await chat_cls.delegate_save.fn(bob.chat, {"to": "bob", "until": until})
     assert bob.chat.people_error  # not to oneself
     await chat_cls.delegate_save.fn(bob.chat, {"to": "carol", "until": "1999-01-01"})

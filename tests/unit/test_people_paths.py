@@ -23,6 +23,7 @@ from tests.unit.people import (  # noqa: F401 - fixtures
     Tab,
     _actions,
     _ask,
+    _decided,
     _settle,
     agent_fixture,
     chat_cls_fixture,
@@ -51,7 +52,7 @@ async def test_bulk_approves_another_persons_request_as_the_persons_own(chat_cls
     await chat_cls.inbox_bulk_run.fn(bob.chat, "approve")
     assert bob.chat.inbox_bulk["done"] == 1
     assert len(await _settle(agent[1], alice.chat.thread_id, 1)) == 1
-    assert ("resolved", "bob", "") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    assert ("resolved", "bob", "") in await _decided(database, alice.chat._owner_key, alice.chat.thread_id)
 
 
 async def test_the_askers_bulk_skips_what_waits_for_others(chat_cls, agent):
@@ -82,7 +83,7 @@ async def test_a_link_decides_only_as_an_assignee(chat_cls, agent, database, mon
         if person == "bob":
             await DecideState.approve.fn(decide)
     assert len(await _settle(agent[1], alice.chat.thread_id, 1)) == 1
-    assert ("resolved", "bob", "") in _actions(database, alice.chat._owner_key, alice.chat.thread_id)
+    assert ("resolved", "bob", "") in await _decided(database, alice.chat._owner_key, alice.chat.thread_id)
 
 
 async def test_assigned_reminder_and_escalated_reach_the_app_without_a_key(chat_cls, agent, database, sweeps_by_hand,

@@ -220,6 +220,7 @@ async def test_bulk_answers_each_plain_approval_once_and_says_why_it_skipped_the
     assert again.done == 0 and len(again.skipped) == 2 and all(bulk.ELSEWHERE in line for line in again.skipped)
     await wait_for(lambda: all(len(_resume_payloads(tab, t)) == 1 for t in threads[:2]))
     assert [len(_resume_payloads(tab, t)) for t in threads] == [1, 1, 0, 0]
+    await wait_for(lambda: all(database.decisions(tab.chat._owner_key, t) for t in threads[:2]))  # after the POSTs
     assert {e.by for t in threads[:2] for e in database.decisions(tab.chat._owner_key, t)} == {"bulk"}
     assert store.rules(database, tab.chat._owner_key) == []  # a bulk action never makes a rule
 
