@@ -6,6 +6,7 @@ Tabs are states of the real chat against the scripted demo agent (loopback HTTP)
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,13 @@ import pytest
 
 import interrupt_chat as ic
 from interrupt_chat.approvals import pause, rule_answers, rule_editor
+from interrupt_chat.demo.agent import DemoStore, create_app
 from interrupt_chat.model.cards import shown_hash
 from interrupt_chat.model.policies import Rule
 from interrupt_chat.store import audit as store_audit
 from interrupt_chat.store import policies as store
 from interrupt_chat.tab import answers, routing
+from tests.unit.agents import serve_in_thread
 from tests.unit.tabs import database_fixture, demo_agent_fixture, page_fixture  # noqa: F401 - fixtures
 from tests.unit.test_consistency import Tab, wait_for
 
@@ -197,17 +200,25 @@ async def test_while_paused_no_rule_answers(chat, agent, database):
     tab.session.abandon("not sent")
 
 
-async def test_a_paused_persons_running_run_is_stopped(chat, agent, database):
-    tab = await Tab(chat.state, agent[1]).load()
-    agent[1].delay = 0.2  # a slow stream, stopped mid-way
-    try:
-        task = asyncio.ensure_future(tab.send("long"))
-        await wait_for(lambda: tab.chat.status == "running")
-        await pause.switch(tab.chat._owner_key, True)
+@pytest.fixture(scope="module")
+def slow() -> Iterator[tuple[ic.Chat, DemoStore]]:
+    """A chat on an agent that sleeps 4 ms before each delta: the ``long`` answer streams for 8 s."""
+    app = create_app(delay=0.004)
+    with serve_in_thread(app) as base:
+        yield ic.Chat(f"{base}/", name="rules-fit-slow"), app.state.store
+
+
+async def test_a_paused_persons_running_run_is_stopped(slow, database):
+    chat, agent_store = slow
+    tab = await Tab(chat.state, agent_store).load()
+    owner = tab.chat._owner_key
+    task = asyncio.ensure_future(tab.send("long"))
+    try:  # the pause stops the runs whose claim it reads in the database
+        await wait_for(lambda: store.running_threads(database, [owner]))
+        await pause.switch(owner, True)
         await asyncio.wait_for(task, 10)
     finally:
-        agent[1].delay = 0.0
-        await pause.switch(tab.chat._owner_key, False)
+        await pause.switch(owner, False)
     assert tab.session.transcript.status == "cancelled"
 
 
