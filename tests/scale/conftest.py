@@ -61,9 +61,11 @@ class ScaleApp:
         self.url = f"http://127.0.0.1:{port}"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
+    def start(self, again: bool = False) -> None:
+        """``again``: on the compiled app and the build of the first start, as a supervisor restarts it."""
+        command = [sys.executable, "-m", "tests.scale.rerun"] if again else [REFLEX]
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen([REFLEX, "run", "--env", "prod", "--backend-host", "127.0.0.1"],
+            self.process = subprocess.Popen([*command, "run", "--env", "prod", "--backend-host", "127.0.0.1"],
                                             cwd=APP_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
@@ -100,14 +102,16 @@ class ScaleApp:
         return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
 
     def workers(self) -> list[psutil.Process]:
-        """Granian's worker processes (children of the ``reflex run`` process, which is granian's supervisor)."""
+        """Granian's worker processes: the ``reflex run`` process (granian's supervisor) forks them, so they
+        have its command line (which its other children, such as multiprocessing's resource tracker, have not)."""
         if self.process is None or self.process.poll() is not None:
             return []
         try:
-            children = psutil.Process(self.process.pid).children()
+            supervisor = psutil.Process(self.process.pid)
+            command, children = _cmdline(supervisor), supervisor.children()
         except psutil.NoSuchProcess:
             return []
-        return [c for c in children if _alive(c) and "reflex" in " ".join(_cmdline(c))]
+        return [c for c in children if _alive(c) and _cmdline(c) == command]
 
     def websockets(self) -> dict[int, int]:
         """The open websockets: the proxy's upstream port -> the pid of the worker serving it."""

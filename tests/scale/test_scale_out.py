@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from interrupt_chat.tab.orphans import ORPHANED_MESSAGE
+from interrupt_chat.workers import runs
 from tests.e2e.conftest import Chat, DemoAgent
 from tests.scale.conftest import ScaleAgent, ScaleApp
 
@@ -157,13 +158,19 @@ def test_a_reload_mid_interrupt_keeps_the_answers_given_on_the_other_worker(tab:
 
 def restart_after_kill(app: ScaleApp) -> None:
     """Reflex 0.10 runs granian without respawning a failed worker, so the whole app stops: start it
-    again, as a supervisor would (the tab reconnects to it)."""
+    again, as a supervisor would, on the build it has (the tab reconnects to it).
+
+    Returns once the killed worker's run reads as dead: its liveness lasts ``runs.TTL_SECONDS`` after
+    its last refresh, and until then its thread is busy (a send is refused with a notice).
+    """
     assert app.process is not None
+    lapsed = time.monotonic() + runs.TTL_SECONDS
     try:
         app.process.wait(60)
     except subprocess.TimeoutExpired:
         return  # a granian that respawns the worker: nothing to restart
-    app.start()
+    app.start(again=True)
+    time.sleep(max(0.0, lapsed - time.monotonic()))
 
 
 def long_run_after_an_answer(tab: Chat, scale_app: ScaleApp, scale_agent: ScaleAgent) -> int:
