@@ -108,6 +108,15 @@ async def _bulk(chat_cls) -> tuple[float, str]:
     return time.perf_counter() - started, chat._owner_key
 
 
+async def _entries(db, key: str, timeout: float = 10.0) -> list:
+    """The owner's audit entries once all ``ITEMS`` are there: each is written after its resume leaves
+    (decision 0028), so the last ones can follow the threads' idle state by a moment."""
+    deadline = time.perf_counter() + timeout
+    while len(entries := db.decisions(key)) < ITEMS and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
+    return entries
+
+
 async def main() -> None:
     import interrupt_chat as ic
     from interrupt_chat.tab import persistence
@@ -133,7 +142,7 @@ async def main() -> None:
             db = persistence.database()
             assert db is not None
             for name, key in (("one by one", first), ("bulk", second)):
-                entries = db.decisions(key)
+                entries = await _entries(db, key)
                 print(f"{name}: {len(entries)} audit entries, by {sorted({e.by for e in entries})}")
             db.close()
     finally:
