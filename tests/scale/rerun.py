@@ -3,7 +3,8 @@
 
 A supervisor that starts a crashed app again does not rebuild its site, and nothing here changed since the
 first start built it into ``REFLEX_WEB_WORKDIR``. Reflex 0.10's ``run --env prod`` always compiles and builds
-(about 15 s each time here); this is that command with those two steps left out, the rest as it is.
+(the two worker-kill tests took 72-83 s with that, 37-42 s without); this is that command with those two
+steps left out, the rest as it is.
 """
 
 from __future__ import annotations
