@@ -112,7 +112,10 @@ def test_the_thread_search_opens_the_thread_at_an_old_match(chat: Chat):
     expect(newer).to_be_attached()
     assert _drawn(chat) <= ROWS + 5
     assert_axe_clean(chat.page, "long thread at a search's match")
-    newer.click()  # the pages below come as the person goes down
+    # the pages below come as the person goes down: "Later messages" asks for the next page as it nears the
+    # view, so a click's scroll can start that page and the button moves under the pointer (Playwright then
+    # retries the click for 30 s, and once did not land it). The click is dispatched to the button itself.
+    newer.dispatch_event("click")
     expect(chat.page.locator('[data-message-id="backlog-u140"]')).to_be_attached()
 
 
