@@ -23,6 +23,7 @@ from interrupt_chat.model.people import ANONYMOUS, Escalation, People, Person
 from interrupt_chat.store.threads_db import ThreadDB
 from interrupt_chat.tab import identity
 from tests.unit.tabs import demo_agent_fixture
+from tests.unit.test_consistency import wait_for
 
 NEED = {"count": 1}
 TEAM = People(
@@ -123,14 +124,10 @@ def _actions(db: ThreadDB, owner: str, thread_id: str) -> list[tuple[str, str, s
 DECISIONS = frozenset({"resolved", "rejected", "cancelled", "expired"})
 
 
-async def _decided(db: ThreadDB, owner: str, thread_id: str, timeout: float = 10.0) -> list[tuple[str, str, str]]:
+async def _decided(db: ThreadDB, owner: str, thread_id: str) -> list[tuple[str, str, str]]:
     """The thread's audit actions once the entry of the answer that sent the resume is among them.
 
     That entry is written after the resume leaves (decision 0028): a test that saw the resume can be early.
     """
-    deadline = time.monotonic() + timeout
-    while True:
-        actions = _actions(db, owner, thread_id)
-        if any(action in DECISIONS for action, _, _ in actions) or time.monotonic() > deadline:
-            return actions
-        await asyncio.sleep(0.02)
+    await wait_for(lambda: any(action in DECISIONS for action, _, _ in _actions(db, owner, thread_id)))
+    return _actions(db, owner, thread_id)
